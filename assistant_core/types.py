@@ -1,0 +1,389 @@
+"""The contracts between the parts: Action, Observation, UIElement, Proposal, Decision, Step, and the
+Device and Policy protocols. Light on purpose: this module imports only the standard library (Pillow
+images pass through as opaque objects), so anything may depend on it.
+
+Coordinates are always device pixels here. Models speak other grids (PhoneBuddy's 0-1000); the policy
+parser converts before an Action is built.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
+from typing import Any, Protocol, runtime_checkable
+
+from assistant_core.i18n import Text
+
+
+class ActionKind(StrEnum):
+    CLICK = "click"
+    DOUBLE_CLICK = "double_click"
+    LONG_PRESS = "long_press"
+    TYPE = "type"
+    SCROLL = "scroll"
+    DRAG = "drag"
+    BUTTON_PRESS = "button_press"
+    OPEN_APP = "open_app"
+    CLOSE_APP = "close_app"
+    WAIT = "wait"
+    OUTPUT = "output"
+    CALL_USER = "call_user"
+    FINISH = "finish"
+
+
+class Button(StrEnum):
+    BACK = "back"
+    HOME = "home"
+    MENU = "menu"
+    ENTER = "enter"
+    RECENTS = "recents"
+    DELETE = "delete"
+
+
+POINT_KINDS = frozenset({ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.LONG_PRESS})
+LINE_KINDS = frozenset({ActionKind.SCROLL, ActionKind.DRAG})
+MESSAGE_KINDS = frozenset({ActionKind.OUTPUT, ActionKind.CALL_USER, ActionKind.FINISH})
+APP_KINDS = frozenset({ActionKind.OPEN_APP, ActionKind.CLOSE_APP})
+# Kinds that change nothing on the phone.
+PASSIVE_KINDS = frozenset({ActionKind.WAIT, ActionKind.OUTPUT, ActionKind.CALL_USER, ActionKind.FINISH})
+
+
+class ActionError(ValueError):
+    """An Action that cannot exist (missing point, negative duration, unknown kind...)."""
+
+
+@dataclass(frozen=True)
+class Action:
+    """One step the assistant can take, validated on construction.
+
+    Point kinds use (x, y); scroll and drag go from (x, y) to (x2, y2); `text` is what to type or what to
+    say (output, call_user, finish); `app` is an app name or a package for open_app/close_app.
+    Durations are milliseconds (long press, swipe, wait).
+    """
+
+    kind: ActionKind
+    x: int | None = None
+    y: int | None = None
+    x2: int | None = None
+    y2: int | None = None
+    text: str | None = None
+    button: Button | None = None
+    app: str | None = None
+    duration_ms: int | None = None
+
+    def __post_init__(self) -> None:
+        try:
+            kind = ActionKind(self.kind)
+        except ValueError:
+            raise ActionError(f"unknown action kind {self.kind!r}") from None
+        object.__setattr__(self, "kind", kind)
+        for name in ("x", "y", "x2", "y2", "duration_ms"):
+            value = getattr(self, name)
+            if value is not None:
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    raise ActionError(f"{kind}: {name} must be a number, got {value!r}")
+                object.__setattr__(self, name, int(round(value)))
+        if self.duration_ms is not None and self.duration_ms < 0:
+            raise ActionError(f"{kind}: duration must not be negative")
+        needs_point = kind in POINT_KINDS or kind in LINE_KINDS
+        if needs_point and (self.x is None or self.y is None):
+            raise ActionError(f"{kind} needs a point (x, y)")
+        if kind in LINE_KINDS and (self.x2 is None or self.y2 is None):
+            raise ActionError(f"{kind} needs an end point (x2, y2)")
+        if kind is ActionKind.TYPE and not isinstance(self.text, str):
+            raise ActionError("type needs the text to type")
+        if kind is ActionKind.BUTTON_PRESS:
+            try:
+                object.__setattr__(self, "button", Button(self.button))
+            except ValueError:
+                raise ActionError(f"button_press needs one of {[b.value for b in Button]}, got {self.button!r}") from None
+        if kind in APP_KINDS and not (isinstance(self.app, str) and self.app.strip()):
+            raise ActionError(f"{kind} needs an app name or package")
+        if kind in MESSAGE_KINDS and self.text is not None and not isinstance(self.text, str):
+            raise ActionError(f"{kind}: text must be a string")
+
+    # Convenience constructors keep call sites readable.
+    @classmethod
+    def click(cls, x: float, y: float) -> Action:
+        return cls(ActionKind.CLICK, x=x, y=y)
+
+    @classmethod
+    def double_click(cls, x: float, y: float) -> Action:
+        return cls(ActionKind.DOUBLE_CLICK, x=x, y=y)
+
+    @classmethod
+    def long_press(cls, x: float, y: float, duration_ms: int = 800) -> Action:
+        return cls(ActionKind.LONG_PRESS, x=x, y=y, duration_ms=duration_ms)
+
+    @classmethod
+    def type_text(cls, text: str) -> Action:
+        return cls(ActionKind.TYPE, text=text)
+
+    @classmethod
+    def scroll(cls, x: float, y: float, x2: float, y2: float, duration_ms: int = 400) -> Action:
+        return cls(ActionKind.SCROLL, x=x, y=y, x2=x2, y2=y2, duration_ms=duration_ms)
+
+    @classmethod
+    def drag(cls, x: float, y: float, x2: float, y2: float, duration_ms: int = 1000) -> Action:
+        return cls(ActionKind.DRAG, x=x, y=y, x2=x2, y2=y2, duration_ms=duration_ms)
+
+    @classmethod
+    def press(cls, button: Button | str) -> Action:
+        return cls(ActionKind.BUTTON_PRESS, button=Button(button))
+
+    @classmethod
+    def open_app(cls, app: str) -> Action:
+        return cls(ActionKind.OPEN_APP, app=app)
+
+    @classmethod
+    def close_app(cls, app: str) -> Action:
+        return cls(ActionKind.CLOSE_APP, app=app)
+
+    @classmethod
+    def wait(cls, duration_ms: int = 1000) -> Action:
+        return cls(ActionKind.WAIT, duration_ms=duration_ms)
+
+    @classmethod
+    def output(cls, text: str) -> Action:
+        return cls(ActionKind.OUTPUT, text=text)
+
+    @classmethod
+    def call_user(cls, text: str) -> Action:
+        return cls(ActionKind.CALL_USER, text=text)
+
+    @classmethod
+    def finish(cls, text: str = "") -> Action:
+        return cls(ActionKind.FINISH, text=text)
+
+    @property
+    def point(self) -> tuple[int, int] | None:
+        return None if self.x is None or self.y is None else (self.x, self.y)
+
+    @property
+    def is_passive(self) -> bool:
+        return self.kind in PASSIVE_KINDS
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, without the unset fields."""
+        return {k: (str(v) if isinstance(v, StrEnum) else v) for k, v in asdict(self).items() if v is not None}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Action:
+        if not isinstance(data, dict):
+            raise ActionError(f"an action must be a JSON object, got {type(data).__name__}")
+        unknown = set(data) - {f for f in cls.__dataclass_fields__}
+        if unknown:
+            raise ActionError(f"unknown action fields: {sorted(unknown)}")
+        if "kind" not in data:
+            raise ActionError("an action needs a 'kind'")
+        return cls(**data)
+
+    def with_point(self, x: int, y: int) -> Action:
+        return replace(self, x=x, y=y)
+
+
+@dataclass(frozen=True)
+class UIElement:
+    """One node of the screen's accessibility tree, as `uiautomator dump` describes it."""
+
+    bounds: tuple[int, int, int, int]  # left, top, right, bottom in device pixels
+    text: str = ""
+    content_desc: str = ""
+    resource_id: str = ""
+    class_name: str = "android.view.View"
+    package: str = ""
+    clickable: bool = False
+    long_clickable: bool = False
+    checkable: bool = False
+    checked: bool = False
+    focusable: bool = False
+    focused: bool = False
+    enabled: bool = True
+    selected: bool = False
+    scrollable: bool = False
+    password: bool = False
+    index: int = 0
+
+    @property
+    def center(self) -> tuple[int, int]:
+        left, top, right, bottom = self.bounds
+        return (left + right) // 2, (top + bottom) // 2
+
+    @property
+    def label(self) -> str:
+        """What a screen reader would say: the text, else the content description."""
+        return self.text or self.content_desc
+
+    def contains(self, x: int, y: int) -> bool:
+        left, top, right, bottom = self.bounds
+        return left <= x < right and top <= y < bottom
+
+    @property
+    def area(self) -> int:
+        left, top, right, bottom = self.bounds
+        return max(0, right - left) * max(0, bottom - top)
+
+
+@dataclass(frozen=True, eq=False)
+class Observation:
+    """What the assistant sees of the phone at one moment.
+
+    `screenshot` is a PIL image (RGB, width x height) or None when capture failed; `is_secure` means the
+    system blocked capture (FLAG_SECURE: a black frame or an error) and the user must take over.
+    """
+
+    width: int
+    height: int
+    foreground: str
+    screenshot: Any = None
+    activity: str = ""
+    elements: tuple[UIElement, ...] | None = None
+    ui_xml: str | None = None
+    is_secure: bool = False
+    is_locked: bool = False
+    timestamp: float = field(default_factory=time.time)
+    source: str = ""  # "screencap", "mirror", "sim", ...
+
+    @property
+    def screen_text(self) -> str:
+        """All visible text and descriptions, one per line: data to classify, never instructions."""
+        if not self.elements:
+            return ""
+        return "\n".join(e.label for e in self.elements if e.label)
+
+    def element_at(self, x: int, y: int) -> UIElement | None:
+        """The smallest element under a point that a user could act on, else the smallest at all."""
+        if not self.elements:
+            return None
+        hits = [e for e in self.elements if e.contains(x, y) and e.area > 0]
+        if not hits:
+            return None
+        actionable = [e for e in hits if e.clickable or e.long_clickable or e.checkable or e.focusable]
+        return min(actionable or hits, key=lambda e: e.area)
+
+    def focused_element(self) -> UIElement | None:
+        if not self.elements:
+            return None
+        return next((e for e in self.elements if e.focused), None)
+
+    def in_bounds(self, x: int, y: int) -> bool:
+        return 0 <= x < self.width and 0 <= y < self.height
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """What a policy suggests: the action, its reasoning, the raw model text and timings in seconds."""
+
+    action: Action
+    thought: str = ""
+    raw_text: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+    stats: dict[str, float] = field(default_factory=dict)  # visual tokens, decode tokens/s, ...
+
+
+class Verdict(StrEnum):
+    ALLOW = "allow"
+    CONFIRM = "confirm"
+    DENY = "deny"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The safety gate's ruling on one action: the verdict, the rule that fired and a reason in words."""
+
+    verdict: Verdict
+    rule: str
+    reason: Text
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def allowed(self) -> bool:
+        return self.verdict is Verdict.ALLOW
+
+
+class ConfirmAnswer(StrEnum):
+    YES = "yes"
+    NO = "no"
+    REPEAT = "repeat"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One completed step of an episode, as the history and the prompt builder see it."""
+
+    index: int
+    action: Action
+    thought: str = ""
+    raw_text: str = ""
+    decision: Decision | None = None
+    confirmation: ConfirmAnswer | None = None
+    executed: bool = False
+    error: str = ""
+    foreground: str = ""
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+# --- Errors a device can raise. Each carries a message a person can hear. -----------------------------
+
+
+class DeviceError(RuntimeError):
+    """A device problem, with a speakable bilingual explanation in `message`."""
+
+    def __init__(self, message: Text | str, *, detail: str = ""):
+        self.message = message if isinstance(message, Text) else Text(message, message)
+        self.detail = detail
+        super().__init__(self.message.en + (f" ({detail})" if detail else ""))
+
+
+class NoDeviceError(DeviceError):
+    """No phone is attached or reachable."""
+
+
+class DeviceDisconnected(DeviceError):
+    """The phone went away (unplugged, killed, network drop) during a run."""
+
+
+class DeviceUnauthorized(DeviceError):
+    """The phone has not accepted this computer's USB-debugging key."""
+
+
+class DeviceOffline(DeviceError):
+    """The phone is known to adb but offline (booting, reconnecting)."""
+
+
+class ScreenCaptureError(DeviceError):
+    """A screenshot could not be taken or was corrupt, even after a retry."""
+
+
+class ActionOutOfBounds(DeviceError):
+    """An action's point lies outside the screen."""
+
+
+@runtime_checkable
+class Device(Protocol):
+    """A phone: a real one over ADB, or PhoneWorld-lite in-process or over its simulated adbd."""
+
+    def observe(self) -> Observation: ...
+
+    def act(self, action: Action) -> None: ...
+
+    def installed_apps(self) -> dict[str, str]:
+        """package -> label, in the phone's language."""
+        ...
+
+    def foreground(self) -> str: ...
+
+    def reset(self) -> None:
+        """Return to the start state (simulated phones only; real phones raise NotImplementedError)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """Proposes the next action. Unparseable model output raises assistant_core.errors.PolicyOutputError."""
+
+    def propose(self, goal: str, observation: Observation, history: Sequence[Step]) -> Proposal: ...
