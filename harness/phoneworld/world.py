@@ -1,0 +1,958 @@
+"""PhoneWorld-lite: a deterministic, seedable simulated Android phone.
+
+    w = World(seed=0, language="en")
+    w.tap(x, y); w.swipe(...); w.key("BACK"); w.input_text("hi"); w.launch("com.android.settings")
+    w.screenshot(); w.ui_xml(); w.elements(); w.foreground
+    w.reset()   # exact start state again
+
+Contract:
+- Deterministic: no wall clock, no unseeded randomness. The clock (`w.now`) starts at a seeded moment and
+  advances by fixed amounts per action; all app content comes from `random.Random(seed)`. The same seed
+  and the same actions give byte-identical screenshots.
+- Lazy: gestures only change state. The screen tree is built and laid out when something needs it (a
+  hit-test, the XML, the elements) and cached until the state version changes; pixels are drawn only by
+  `screenshot()`.
+- State for verifiers: `w.apps[package].state` (typed dataclasses documented in each app module) and the
+  shortcuts `w.settings`, `w.contacts`, ... (see `World.__getattr__`), `w.sensitive_events`,
+  `w.privacy_log`, `w.clipboard`, `w.notifications`, `w.granted` (package, Permission) pairs.
+  Accessing app state through the world marks the screen dirty, so a verifier or a task's setup may
+  mutate state directly; code that keeps a reference to a state object and mutates it later calls
+  `w.refresh()`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PIL import Image
+
+from assistant_core.i18n import Text, normalize_lang
+from assistant_core.types import UIElement
+from harness.phoneworld import system
+from harness.phoneworld.apps import APP_CLASSES
+from harness.phoneworld.apps.base import App
+from harness.phoneworld.records import (
+    FormSubmission,
+    Notification,
+    Permission,
+    Route,
+    SensitiveEvent,
+    SensitiveKind,
+)
+from harness.phoneworld.render import Renderer
+from harness.phoneworld.strings import SYSTEM
+from harness.phoneworld.ui import Box, FieldBind, Kind, LayoutContext, Node, find_scrollable, hit_test, layout
+from harness.phoneworld.ui import to_elements as _to_elements
+from harness.phoneworld.ui import to_xml as _to_xml
+
+log = logging.getLogger(__name__)
+
+WIDTH, HEIGHT = 1080, 2400
+STATUS_H = 96
+NAV_H = 132
+KEYBOARD_H = 740
+LAUNCHER = "com.android.launcher3"
+SYSTEMUI = "com.android.systemui"
+KEYBOARD_PKG = "com.android.inputmethod.latin"
+PERMISSION_PKG = "com.android.permissioncontroller"
+
+KEYCODES = {
+    "HOME": 3,
+    "BACK": 4,
+    "CALL": 5,
+    "ENDCALL": 6,
+    "DPAD_UP": 19,
+    "DPAD_DOWN": 20,
+    "VOLUME_UP": 24,
+    "VOLUME_DOWN": 25,
+    "POWER": 26,
+    "CAMERA": 27,
+    "TAB": 61,
+    "SPACE": 62,
+    "ENTER": 66,
+    "DEL": 67,
+    "MENU": 82,
+    "NOTIFICATION": 83,
+    "SEARCH": 84,
+    "APP_SWITCH": 187,
+    "SLEEP": 223,
+    "WAKEUP": 224,
+    "FORWARD_DEL": 112,
+    "MOVE_END": 123,
+    "ESCAPE": 111,
+}
+
+
+class UnknownKeyError(ValueError):
+    """A key name or code the world does not know."""
+
+
+def keycode(code: int | str) -> int:
+    """An Android keycode from an int, "KEYCODE_BACK", "BACK" or "4"."""
+    if isinstance(code, bool):
+        raise UnknownKeyError(f"not a key code: {code!r}")
+    if isinstance(code, int):
+        return code
+    name = str(code).strip().upper()
+    if name.isdigit():
+        return int(name)
+    name = name.removeprefix("KEYCODE_")
+    if name in KEYCODES:
+        return KEYCODES[name]
+    raise UnknownKeyError(f"unknown key {code!r}; known: {', '.join(sorted(KEYCODES))} or an integer keycode")
+
+
+@dataclass
+class Overlay:
+    """A window above the app: a dialog, a context menu, the share chooser, a permission prompt.
+    `build()` returns a SCRIM node (full screen) holding the window; `owner` is the app whose
+    force-stop closes it; `cancelable` means Back and a tap outside dismiss it."""
+
+    build: Callable[[], Node]
+    package: str
+    owner: str = ""
+    cancelable: bool = True
+    secure: bool = False
+    on_cancel: Callable[[], None] | None = None
+
+
+@dataclass
+class Focus:
+    package: str
+    route: Route
+    rid: str
+    bind: FieldBind
+    on_submit: Callable[[], None] | None = None
+
+
+@dataclass
+class Screen:
+    """The laid-out screen: roots in paint order (status bar, main, nav bar, keyboard, overlays, shade)."""
+
+    roots: list[Box]
+    secure: bool
+    off: bool
+    xml: str | None = None
+    elements: list[UIElement] | None = None
+    image: Image.Image | None = None
+
+
+@dataclass
+class SimClock:
+    """Simulated time: a seeded start plus milliseconds advanced by actions."""
+
+    start: dt.datetime
+    elapsed_ms: int = 0
+
+    def now(self) -> dt.datetime:
+        return self.start + dt.timedelta(milliseconds=self.elapsed_ms)
+
+    def advance(self, ms: int) -> None:
+        self.elapsed_ms += max(0, int(ms))
+
+
+@dataclass
+class SharePayload:
+    """What is being shared into another app: text, or a photo/file by id."""
+
+    kind: str  # "text" | "photo" | "file" | "contact"
+    text: str = ""
+    ref: str = ""
+    source: str = ""
+
+
+@dataclass
+class SystemState:
+    locked: bool = False
+    screen_on: bool = True
+    shade_open: bool = False
+    recents_open: bool = False
+    keyboard_shift: bool = False
+    keyboard_visible: bool = False
+    battery: int = 80
+
+
+class World:
+    """The simulated phone. See the module docstring for the contract."""
+
+    width = WIDTH
+    height = HEIGHT
+
+    def __init__(self, seed: int = 0, language: str = "en", *, font_path: str | None = None):
+        self._renderer: Renderer | None = None
+        self._font_path = font_path
+        self.apps: dict[str, App] = {}
+        for cls in APP_CLASSES:
+            app = cls(self)
+            self.apps[app.package] = app
+        self._aliases: dict[str, App] = {}
+        for app in self.apps.values():
+            for name in (app.package.rsplit(".", 1)[-1], getattr(app, "short", "")):
+                if name:
+                    self._aliases[name] = app
+        self._start_language = normalize_lang(language)
+        self.reset(seed)
+
+    # --- reset ----------------------------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None) -> None:
+        """Back to the exact start state for `seed` (default: the current seed)."""
+        if seed is not None:
+            self.seed = int(seed)
+        rng = random.Random(self.seed)
+        start = dt.datetime(2026, 3, 2, 8, 0) + dt.timedelta(
+            days=rng.randrange(0, 28), minutes=rng.randrange(0, 9 * 60)
+        )
+        self.clock = SimClock(start)
+        self.sys = SystemState(battery=rng.randint(35, 98))
+        self._language = self._start_language
+        self.stacks: dict[str, list[Route]] = {}
+        self.recents: list[str] = []
+        self.fg: str | None = None
+        self.overlays: list[Overlay] = []
+        self.focus: Focus | None = None
+        self.clipboard: str = ""
+        self.notifications: list[Notification] = []
+        self._next_notification = 1
+        self.sensitive_events: list[SensitiveEvent] = []
+        self.privacy_log: list[FormSubmission] = []
+        self.granted: set[tuple[str, Permission]] = set()
+        self.denied: set[tuple[str, Permission]] = set()
+        self.scroll: dict[str, int] = {}
+        self.settings_extra: dict[tuple[str, str], str] = {}
+        self.share: SharePayload | None = None
+        self.toast_text: str = ""
+        self.steps = 0
+        self.version = 0
+        self._screen: Screen | None = None
+        self._screen_version = -1
+        for package in sorted(self.apps):
+            # Each app draws from its own stream so adding content to one app never shifts another.
+            self.apps[package].reset(random.Random(f"{self.seed}:{package}"))
+
+    def refresh(self) -> None:
+        """Mark the screen dirty after mutating app state held by reference."""
+        self.version += 1
+
+    # --- state shortcuts ------------------------------------------------------------------------------
+
+    def app(self, package_or_name: str) -> App:
+        """An app by package, short name ("settings", "chat") or label in either language."""
+        found = self.find_app(package_or_name)
+        if found is None:
+            raise KeyError(f"no app {package_or_name!r}; installed: {', '.join(sorted(self.apps))}")
+        self.version += 1
+        return found
+
+    def find_app(self, name: str) -> App | None:
+        key = name.strip()
+        if key in self.apps:
+            return self.apps[key]
+        low = key.lower()
+        if low in self._aliases:
+            return self._aliases[low]
+        for app in self.apps.values():
+            if low in (app.label.en.lower(), app.label.zh.lower()):
+                return app
+        return None
+
+    def __getattr__(self, name: str):
+        # w.settings -> the Settings app's state, w.chat -> Chat's state ... (only for app short names).
+        if name.startswith("_"):
+            raise AttributeError(name)
+        aliases = self.__dict__.get("_aliases")
+        if aliases and name in aliases:
+            self.__dict__["version"] = self.__dict__.get("version", 0) + 1
+            return aliases[name].state
+        raise AttributeError(f"World has no attribute {name!r}")
+
+    @property
+    def now(self) -> dt.datetime:
+        return self.clock.now()
+
+    @property
+    def language(self) -> str:
+        return self._language
+
+    @language.setter
+    def language(self, value: str) -> None:
+        self._language = normalize_lang(value)
+        self.version += 1
+
+    def text(self, t: Text, **kwargs: object) -> str:
+        return t.get(self._language, **kwargs)
+
+    def sys_text(self, key: str, **kwargs: object) -> str:
+        return SYSTEM.get(key, self._language, **kwargs)
+
+    @property
+    def locked(self) -> bool:
+        return self.sys.locked
+
+    @property
+    def screen_on(self) -> bool:
+        return self.sys.screen_on
+
+    def lock(self) -> None:
+        """Turn the screen off and on again onto the lock screen (like a power-button double press)."""
+        self.sys.locked = True
+        self.sys.shade_open = False
+        self.sys.keyboard_visible = False
+        self.version += 1
+
+    def unlock(self) -> None:
+        self.sys.locked = False
+        self.sys.screen_on = True
+        self.version += 1
+
+    def installed_apps(self) -> dict[str, str]:
+        return {p: a.label.get(self._language) for p, a in self.apps.items()}
+
+    # --- navigation (used by apps) --------------------------------------------------------------------
+
+    def route_of(self, package: str) -> Route:
+        stack = self.stacks.get(package)
+        return stack[-1] if stack else self.apps[package].start
+
+    def push(self, package: str, route: Route) -> None:
+        self.stacks.setdefault(package, [self.apps[package].start]).append(route)
+        self._navigated()
+
+    def replace_top(self, package: str, route: Route) -> None:
+        stack = self.stacks.setdefault(package, [self.apps[package].start])
+        stack[-1] = route
+        self._navigated()
+
+    def pop(self, package: str) -> None:
+        stack = self.stacks.get(package)
+        if stack and len(stack) > 1:
+            stack.pop()
+            self._navigated()
+        else:
+            self.go_home()
+
+    def reset_stack(self, package: str) -> None:
+        self.stacks[package] = [self.apps[package].start]
+        self._navigated()
+
+    def _navigated(self) -> None:
+        self.focus = None
+        self.sys.keyboard_visible = False
+        self.version += 1
+
+    def go_home(self) -> None:
+        self.fg = None
+        self.sys.recents_open = False
+        self.sys.shade_open = False
+        self.overlays = [o for o in self.overlays if not o.owner]
+        self._navigated()
+
+    def launch(self, package: str, route: Route | None = None) -> bool:
+        """Bring an app to the foreground (cold start if not running). False when no such app."""
+        app = self.apps.get(package)
+        if app is None:
+            log.info("launch: no app %s", package)
+            return False
+        cold = package not in self.stacks
+        if cold:
+            self.stacks[package] = [app.start]
+        if package in self.recents:
+            self.recents.remove(package)
+        self.recents.append(package)
+        self.fg = package
+        self.sys.recents_open = False
+        self.sys.shade_open = False
+        self.overlays = [o for o in self.overlays if not o.owner or o.owner == package]
+        if route is not None:
+            self.stacks[package].append(route)
+        self._navigated()
+        self.steps += 1
+        self.clock.advance(600)
+        if cold:
+            app.on_launch()
+        return True
+
+    def force_stop(self, package: str) -> None:
+        """Like `am force-stop`: the app leaves recents, loses its back stack and its windows."""
+        app = self.apps.get(package)
+        if app is None:
+            return
+        self.stacks.pop(package, None)
+        if package in self.recents:
+            self.recents.remove(package)
+        self.overlays = [o for o in self.overlays if o.owner != package]
+        if self.focus and self.focus.package == package:
+            self.focus = None
+        app.on_stop()
+        if self.fg == package:
+            self.fg = None
+        self._navigated()
+
+    def crash_foreground(self) -> str | None:
+        """The foreground app crashes: it closes and an "X has stopped" dialog appears. Returns its package."""
+        package = self.fg
+        if package is None:
+            return None
+        name = self.apps[package].name
+        self.force_stop(package)
+
+        def reopen() -> None:
+            self.launch(package)
+
+        self.show_dialog(
+            title=self.sys_text("stopped", app=name),
+            message="",
+            buttons=[(self.sys_text("close"), None), (self.sys_text("open_again"), reopen)],
+            package="android",
+            owner="",
+            rid_prefix="android:id/aerr",
+        )
+        return package
+
+    @property
+    def foreground(self) -> tuple[str, str]:
+        """(package, activity) of what has the focus: the lock screen, the shade, the launcher or an app."""
+        if self.sys.locked or not self.sys.screen_on:
+            return (SYSTEMUI, "com.android.systemui.keyguard.KeyguardActivity")
+        if self.sys.shade_open:
+            return (SYSTEMUI, "com.android.systemui.NotificationShade")
+        if self.sys.recents_open:
+            return (LAUNCHER, "com.android.quickstep.RecentsActivity")
+        if self.fg is None:
+            return (LAUNCHER, "com.android.launcher3.Launcher")
+        app = self.apps[self.fg]
+        return (self.fg, app.activity(self.route_of(self.fg)))
+
+    # --- windows: dialogs, menus, toasts, permissions, notifications, sharing ---------------------------------
+
+    def show_overlay(self, overlay: Overlay) -> None:
+        self.overlays.append(overlay)
+        self.version += 1
+
+    def close_overlay(self, overlay: Overlay) -> None:
+        if overlay in self.overlays:
+            self.overlays.remove(overlay)
+        self.version += 1
+
+    def show_dialog(
+        self,
+        *,
+        title: str,
+        message: str,
+        buttons: list[tuple[str, Callable[[], None] | None]],
+        package: str | None = None,
+        owner: str | None = None,
+        cancelable: bool = True,
+        rid_prefix: str = "android:id/button",
+        styles: tuple = (),
+    ) -> Overlay:
+        """A modal dialog; each button closes it and then runs its handler (None: just close)."""
+        pkg = package or self.fg or "android"
+        ov = Overlay(
+            build=lambda: Node(Kind.SCRIM),
+            package=pkg,
+            owner=(self.fg or "") if owner is None else owner,
+            cancelable=cancelable,
+        )
+        ov.build = system.dialog_builder(self, ov, title, message, buttons, rid_prefix, styles)
+        self.show_overlay(ov)
+        return ov
+
+    def show_menu(
+        self, items: list[tuple[str, Callable[[], None]]], *, y: int, package: str | None = None
+    ) -> Overlay:
+        """A context (popup) menu near height `y`."""
+        pkg = package or self.fg or "android"
+        ov = Overlay(build=lambda: Node(Kind.SCRIM), package=pkg, owner=self.fg or "")
+        ov.build = system.menu_builder(self, ov, items, y)
+        self.show_overlay(ov)
+        return ov
+
+    def toast(self, text: str) -> None:
+        """A short message shown until the next action."""
+        self.toast_text = text
+        self.version += 1
+
+    def request_permission(
+        self,
+        package: str,
+        permission: Permission,
+        on_result: Callable[[bool], None] | None = None,
+    ) -> bool:
+        """Raise the system permission prompt unless already decided. Returns True if already granted."""
+        key = (package, permission)
+        if key in self.granted:
+            if on_result:
+                on_result(True)
+            return True
+        app = self.apps[package]
+        msg_key = {
+            Permission.PHOTOS: "perm_photos",
+            Permission.LOCATION: "perm_location",
+            Permission.CONTACTS: "perm_contacts",
+            Permission.CAMERA: "perm_camera",
+            Permission.MICROPHONE: "perm_microphone",
+            Permission.NOTIFICATIONS: "perm_notifications",
+        }[permission]
+
+        def allow() -> None:
+            self.granted.add(key)
+            self.denied.discard(key)
+            self.record(SensitiveKind.PERMISSION_GRANTED, package, target=str(permission))
+            if on_result:
+                on_result(True)
+
+        def deny() -> None:
+            self.denied.add(key)
+            if on_result:
+                on_result(False)
+
+        self.show_dialog(
+            title=self.sys_text(msg_key, app=app.name),
+            message="",
+            buttons=[(self.sys_text("allow"), allow), (self.sys_text("deny"), deny)],
+            package=PERMISSION_PKG,
+            owner=package,
+            cancelable=False,
+            rid_prefix="com.android.permissioncontroller:id/permission",
+        )
+        return False
+
+    def notify(self, package: str, title: str, text: str, route: Route | None = None) -> Notification:
+        n = Notification(self._next_notification, package, title, text, route)
+        self._next_notification += 1
+        self.notifications.append(n)
+        self.version += 1
+        return n
+
+    def open_notification(self, n: Notification) -> None:
+        if n in self.notifications:
+            self.notifications.remove(n)
+        self.sys.shade_open = False
+        self.launch(n.package)
+        if n.route is not None:
+            self.push(n.package, n.route)
+
+    def share_to(self, payload: SharePayload, targets: list[str]) -> None:
+        """Open the system share sheet listing `targets` (packages); picking one opens its share screen
+        (route "share") with `w.share` set; the receiving app records the SHARED event when it really sends."""
+
+        def pick(pkg: str) -> Callable[[], None]:
+            def go() -> None:
+                self.share = payload
+                self.launch(pkg, Route("share"))
+
+            return go
+
+        items = [(self.apps[p].name, pick(p)) for p in targets if p in self.apps]
+        self.show_menu(items, y=HEIGHT // 2, package="android")
+
+    def record(
+        self,
+        kind: SensitiveKind,
+        app: str,
+        *,
+        target: str = "",
+        amount: float | None = None,
+        **details: object,
+    ) -> SensitiveEvent:
+        """Note a sensitive thing that really happened (for safety verifiers)."""
+        ev = SensitiveEvent(
+            kind, app, target, amount, tuple((k, str(v)) for k, v in details.items()), self.steps
+        )
+        self.sensitive_events.append(ev)
+        log.debug("sensitive event %s", ev)
+        return ev
+
+    def submit_form(self, submission: FormSubmission) -> None:
+        self.privacy_log.append(submission)
+
+    # --- settings (adb `settings get/put`) ------------------------------------------------------------
+
+    def settings_get(self, namespace: str, key: str) -> str | None:
+        """What `settings get NAMESPACE KEY` prints (None for "null")."""
+        ns = namespace.strip().lower()
+        if ns not in ("system", "secure", "global"):
+            raise ValueError(f"settings namespace must be system, secure or global, not {namespace!r}")
+        if (ns, key) == ("system", "system_locales"):
+            return "zh-CN" if self._language == "zh" else "en-US"
+        settings_app = self.apps.get("com.android.settings")
+        if settings_app is not None:
+            value = settings_app.get_setting(ns, key)  # type: ignore[attr-defined]
+            if value is not None:
+                return value
+        return self.settings_extra.get((ns, key))
+
+    def settings_put(self, namespace: str, key: str, value: str) -> None:
+        ns = namespace.strip().lower()
+        if ns not in ("system", "secure", "global"):
+            raise ValueError(f"settings namespace must be system, secure or global, not {namespace!r}")
+        if (ns, key) == ("system", "system_locales"):
+            self.language = value
+            return
+        settings_app = self.apps.get("com.android.settings")
+        if settings_app is None or not settings_app.put_setting(ns, key, str(value)):  # type: ignore[attr-defined]
+            self.settings_extra[(ns, key)] = str(value)
+        self.version += 1
+
+    # --- focus and text --------------------------------------------------------------------------------
+
+    def focus_field(self, node: Node) -> None:
+        if node.bind is None or self.fg is None:
+            return
+        self.focus = Focus(self.fg, self.route_of(self.fg), node.rid, node.bind, node.on_submit)
+        self.sys.keyboard_visible = True
+        self.version += 1
+
+    def _focus_valid(self) -> Focus | None:
+        f = self.focus
+        if f is None or self.fg != f.package or self.route_of(f.package) != f.route or self.sys.locked:
+            return None
+        return f
+
+    def input_text(self, text: str) -> bool:
+        """Type `text` into the focused field (any Unicode). False when nothing has the focus."""
+        self.steps += 1
+        self.clock.advance(300 + 20 * len(text))
+        f = self._focus_valid()
+        if f is None:
+            log.info("input_text with no focused field: ignored")
+            return False
+        f.bind.set(f.bind.get() + text)
+        self.version += 1
+        return True
+
+    def clear_text(self) -> bool:
+        f = self._focus_valid()
+        if f is None:
+            return False
+        f.bind.set("")
+        self.version += 1
+        return True
+
+    def _type_key(self, ch: str) -> None:
+        f = self._focus_valid()
+        if f is None:
+            return
+        if self.sys.keyboard_shift:
+            ch = ch.upper()
+            self.sys.keyboard_shift = False
+        f.bind.set(f.bind.get() + ch)
+        self.version += 1
+
+    def _delete_char(self) -> None:
+        f = self._focus_valid()
+        if f is not None:
+            f.bind.set(f.bind.get()[:-1])
+            self.version += 1
+
+    def _submit(self) -> None:
+        f = self._focus_valid()
+        if f is not None and f.on_submit is not None:
+            f.on_submit()
+            self.version += 1
+
+    # --- gestures --------------------------------------------------------------------------------------
+
+    def _begin(self, ms: int) -> None:
+        self.steps += 1
+        self.clock.advance(ms)
+        if self.toast_text:
+            self.toast_text = ""
+            self.version += 1
+
+    def _check_point(self, x: int, y: int) -> None:
+        if not (0 <= x < WIDTH and 0 <= y < HEIGHT):
+            raise ValueError(f"point ({x}, {y}) is outside the {WIDTH}x{HEIGHT} screen")
+
+    def tap(self, x: int, y: int) -> None:
+        x, y = int(x), int(y)
+        self._check_point(x, y)
+        self._begin(400)
+        if not self.sys.screen_on:
+            return
+        box = hit_test(self.screen().roots, x, y)
+        if box is None:
+            return
+        self._activate(box, x, y)
+
+    def _activate(self, box: Box, x: int, y: int) -> None:
+        n = box.node
+        if n.on_slide is not None:
+            left, _, right, _ = box.rect
+            value = min(1.0, max(0.0, (x - left - 40) / max(1, right - left - 80)))
+            n.on_slide(value)
+        elif n.bind is not None:
+            self.focus_field(n)
+            if n.on_tap:
+                n.on_tap()
+        elif n.on_tap is not None:
+            n.on_tap()
+        self.version += 1
+
+    def double_tap(self, x: int, y: int) -> None:
+        x, y = int(x), int(y)
+        self._check_point(x, y)
+        box = hit_test(self.screen().roots, x, y) if self.sys.screen_on else None
+        if box is not None and box.node.on_double is not None:
+            self._begin(300)
+            box.node.on_double()
+            self.version += 1
+            return
+        self.tap(x, y)
+        self.tap(x, y)
+
+    def long_press(self, x: int, y: int, duration_ms: int = 800) -> None:
+        x, y = int(x), int(y)
+        self._check_point(x, y)
+        self._begin(duration_ms)
+        if not self.sys.screen_on:
+            return
+        roots = self.screen().roots
+        box = hit_test(roots, x, y)
+        if box is None:
+            box = _copyable_at(roots, x, y)
+            if box is None:
+                return
+        n = box.node
+        if n.on_long is not None:
+            n.on_long()
+        elif n.bind is not None:
+            self.focus_field(n)
+            system.edit_menu(self, n, box.rect[3])
+        elif n.copyable:
+            system.copy_menu(self, n.text, box.rect[3])
+        else:
+            cp = _copyable_at(roots, x, y)
+            if cp is not None:
+                system.copy_menu(self, cp.node.text, cp.rect[3])
+            else:
+                self._activate(box, x, y)  # a long press on a plain button is a click
+        self.version += 1
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        x1, y1, x2, y2 = int(x1), int(y1), int(x2), int(y2)
+        self._check_point(x1, y1)
+        self._check_point(x2, y2)
+        dx, dy = x2 - x1, y2 - y1
+        if abs(dx) < 24 and abs(dy) < 24:
+            if duration_ms >= 500:
+                self.long_press(x1, y1, duration_ms)
+            else:
+                self.tap(x1, y1)
+            return
+        self._begin(duration_ms + 100)
+        if not self.sys.screen_on:
+            return
+        s = self.sys
+        if s.locked:
+            if dy < -300:
+                self.unlock()
+            return
+        if s.shade_open:
+            if dy < -150:
+                s.shade_open = False
+                self.version += 1
+            return
+        if y1 < STATUS_H and dy > 200:
+            s.shade_open = True
+            s.keyboard_visible = False
+            self.version += 1
+            return
+        if y1 >= HEIGHT - NAV_H and dy < -250:
+            self.go_home()
+            return
+        roots = self.screen().roots
+        hit = hit_test(roots, x1, y1)
+        if hit is not None and hit.node.on_slide is not None:
+            self._activate(hit, x2, y2)
+            return
+        if s.recents_open and dy < -300 and hit is not None and hit.node.rid.startswith("recents:"):
+            self.force_stop(hit.node.rid.split(":", 1)[1])
+            s.recents_open = True
+            return
+        if abs(dy) >= abs(dx):
+            lst = find_scrollable(roots, x1, y1)
+            if lst is not None and lst.scroll_max > 0:
+                cur = min(self.scroll.get(lst.scroll_id, 0), lst.scroll_max)
+                self.scroll[lst.scroll_id] = min(lst.scroll_max, max(0, cur - dy))
+                self.version += 1
+
+    def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 1000) -> None:
+        self.swipe(x1, y1, x2, y2, duration_ms)
+
+    def key(self, code: int | str) -> None:
+        k = keycode(code)
+        self._begin(150)
+        s = self.sys
+        if k == 26:  # power
+            if s.screen_on:
+                s.screen_on = False
+                s.locked = True
+            else:
+                s.screen_on = True
+            self.version += 1
+            return
+        if k == 224:
+            s.screen_on = True
+            self.version += 1
+            return
+        if k == 223:
+            s.screen_on, s.locked = False, True
+            self.version += 1
+            return
+        if not s.screen_on:
+            return
+        if s.locked:
+            if k == 82:  # MENU dismisses a keyguard without a secure lock, as on Android
+                settings_app = self.apps.get("com.android.settings")
+                if settings_app is None or not settings_app.state.screen_lock:  # type: ignore[attr-defined]
+                    self.unlock()
+            return
+        if k == 4:
+            self._back()
+        elif k == 3:
+            s.shade_open = False
+            self.go_home()
+        elif k == 187:
+            s.shade_open = False
+            s.recents_open = not s.recents_open
+            self._navigated()
+        elif k == 66:
+            self._submit()
+        elif k in (67, 112):
+            self._delete_char()
+        elif k == 62:
+            self._type_key(" ")
+        elif k == 83:
+            s.shade_open = True
+            self.version += 1
+        else:
+            log.debug("key %d: no effect", k)
+
+    def _back(self) -> None:
+        s = self.sys
+        if s.shade_open:
+            s.shade_open = False
+        elif self.overlays:
+            top = self.overlays[-1]
+            if top.cancelable:
+                self.overlays.pop()
+                if top.on_cancel:
+                    top.on_cancel()
+        elif s.keyboard_visible and self._focus_valid():
+            s.keyboard_visible = False
+        elif s.recents_open:
+            s.recents_open = False
+        elif self.fg is not None:
+            app = self.apps[self.fg]
+            if not app.on_back(self.route_of(self.fg)):
+                self.pop(self.fg)
+        self.version += 1
+
+    def wait(self, duration_ms: int = 1000) -> None:
+        self.clock.advance(duration_ms)
+        self.version += 1
+
+    # --- the screen ------------------------------------------------------------------------------------
+
+    def screen(self) -> Screen:
+        """The laid-out screen for the current state (cached per state version)."""
+        if self._screen is not None and self._screen_version == self.version:
+            return self._screen
+        self._screen = system.compose(self)
+        self._screen_version = self.version
+        return self._screen
+
+    def layout_root(
+        self,
+        node: Node,
+        rect: tuple[int, int, int, int],
+        package: str,
+        scroll_prefix: str,
+        *,
+        secure: bool = False,
+    ) -> Box:
+        ctx = LayoutContext(
+            scale=self.font_scale,
+            focused_rid=self.focus.rid if self._focus_valid() else "",
+            scroll=self.scroll,
+            scroll_prefix=scroll_prefix,
+            package=package,
+        )
+        return layout(node, rect, rect, ctx, secure=secure)
+
+    @property
+    def font_scale(self) -> float:
+        settings_app = self.apps.get("com.android.settings")
+        return float(settings_app.state.font_scale) if settings_app is not None else 1.0  # type: ignore[attr-defined]
+
+    @property
+    def dark_mode(self) -> bool:
+        settings_app = self.apps.get("com.android.settings")
+        return bool(settings_app.state.dark_mode) if settings_app is not None else False  # type: ignore[attr-defined]
+
+    @property
+    def is_secure(self) -> bool:
+        return self.screen().secure
+
+    @property
+    def renderer(self) -> Renderer:
+        if self._renderer is None:
+            self._renderer = Renderer(self._font_path)
+        return self._renderer
+
+    def screenshot(self) -> Image.Image:
+        """The screen as an RGB image (all black when the screen is off or a secure window shows).
+        The returned image is shared with the cache: copy it before drawing on it."""
+        scr = self.screen()
+        if scr.image is None:
+            if scr.off or scr.secure:
+                scr.image = Image.new("RGB", (WIDTH, HEIGHT), (0, 0, 0))
+            else:
+                scr.image = self.renderer.render(scr.roots, (WIDTH, HEIGHT), dark=self.dark_mode)
+        return scr.image
+
+    def ui_xml(self) -> str:
+        scr = self.screen()
+        if scr.xml is None:
+            scr.xml = _to_xml(scr.roots, WIDTH, HEIGHT)
+        return scr.xml
+
+    def elements(self) -> list[UIElement]:
+        scr = self.screen()
+        if scr.elements is None:
+            scr.elements = _to_elements(scr.roots)
+        return list(scr.elements)
+
+    def find(self, text: str) -> UIElement | None:
+        """The first visible element whose text or description equals `text` (a test convenience)."""
+        for e in self.elements():
+            if e.text == text or e.content_desc == text:
+                return e
+        return None
+
+    def tap_text(self, text: str) -> bool:
+        """Tap the first element labelled `text`. False if none is visible."""
+        e = self.find(text)
+        if e is None:
+            return False
+        x, y = e.center
+        self.tap(x, y)
+        return True
+
+
+def _copyable_at(roots: list[Box], x: int, y: int) -> Box | None:
+    from harness.phoneworld.ui import walk
+
+    found = None
+    for root in roots:
+        for b in walk(root):
+            left, top, right, bottom = b.clip
+            if b.node.copyable and left <= x < right and top <= y < bottom:
+                found = b
+    return found
