@@ -1,0 +1,109 @@
+"""`phonebuddy policy ...`: parse a model reply, list profiles, show a prompt, recommend a model.
+
+    phonebuddy policy parse --width 1080 --height 2400 [--profile P] < reply.txt
+        prints {"action": {...}, "thought": ..., "dialect": ..., "notes": [...]} as JSON; exit 1 with the
+        error on stderr when the reply cannot be turned into an action.
+    phonebuddy policy profiles            the model profiles (JSON lines)
+    phonebuddy policy prompt GOAL [--profile P] [--lang en|zh]   the request text (image shown as <image>)
+    phonebuddy policy recommend [--lang en|zh]   which model this computer should run, and why
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from assistant_core.errors import PolicyOutputError
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="phonebuddy policy", description="the phone-use policy")
+    sub = parser.add_subparsers(dest="command", required=True)
+    parse = sub.add_parser("parse", help="parse a model reply read from stdin (or --file) into an Action")
+    parse.add_argument("--width", type=int, required=True)
+    parse.add_argument("--height", type=int, required=True)
+    parse.add_argument("--profile", default=None, help="model profile (default phonebuddy-4b)")
+    parse.add_argument("--file", default=None, help="read the reply from this file instead of stdin")
+    sub.add_parser("profiles", help="list the model profiles")
+    prompt = sub.add_parser("prompt", help="print the request text for a goal (no model needed)")
+    prompt.add_argument("goal")
+    prompt.add_argument("--profile", default=None)
+    prompt.add_argument("--lang", default="en")
+    prompt.add_argument("--width", type=int, default=1080)
+    prompt.add_argument("--height", type=int, default=2400)
+    recommend = sub.add_parser("recommend", help="which model to run on this computer")
+    recommend.add_argument("--lang", default="en")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "parse":
+        return _parse(args)
+    if args.command == "profiles":
+        from assistant_core.policy.profiles import load_profiles
+
+        book = load_profiles()
+        for name, p in book.profiles.items():
+            print(json.dumps({"name": name, "repo_id": p.repo_id, "architecture": p.architecture,
+                              "backends": [str(b) for b in p.backends], "dialect": str(p.dialect), "grid": p.grid,
+                              "max_pixels": p.max_pixels, "default": name == book.default,
+                              "cpu_default": name == book.cpu_default}, ensure_ascii=False))
+        return 0
+    if args.command == "prompt":
+        return _prompt(args)
+    if args.command == "recommend":
+        from assistant_core.policy.hardware import detect_hardware, recommend
+
+        print(recommend(detect_hardware()).describe().get(args.lang))
+        return 0
+    return 2
+
+
+def _parse(args: argparse.Namespace) -> int:
+    from assistant_core.policy.parsing import parse_reply
+
+    try:
+        if args.file:
+            with open(args.file, encoding="utf-8") as handle:
+                text = handle.read()
+        else:
+            text = sys.stdin.read()
+    except (OSError, UnicodeDecodeError) as error:
+        print(f"error: cannot read the reply: {error}", file=sys.stderr)
+        return 2
+    try:
+        reply = parse_reply(text, args.width, args.height, args.profile)
+    except PolicyOutputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    except (ValueError, KeyError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(json.dumps({"action": reply.action.to_dict(), "thought": reply.thought, "dialect": str(reply.dialect),
+                      "tool": reply.tool_name, "notes": list(reply.notes)}, ensure_ascii=False))
+    return 0
+
+
+def _prompt(args: argparse.Namespace) -> int:
+    from PIL import Image
+
+    from assistant_core.policy.prompt import ImagePart, build_prompt
+    from assistant_core.types import Observation
+
+    obs = Observation(width=args.width, height=args.height, foreground="",
+                      screenshot=Image.new("RGB", (args.width, args.height), "white"))
+    try:
+        prompt = build_prompt(args.goal, obs, (), args.profile, lang=args.lang)
+    except KeyError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    if prompt.system:
+        print(f"[system]\n{prompt.system}\n")
+    else:
+        print("[system]\n(empty)\n")
+    print("[user]")
+    for part in prompt.user:
+        print(f"<image {part.size[0]}x{part.size[1]} JPEG>" if isinstance(part, ImagePart) else part)
+    return 0
