@@ -1,0 +1,711 @@
+"""The simulated phone's `sh`: the command lines adb sends, answered by the World.
+
+`Shell.run(line, io)` parses a small subset of POSIX sh (`;`, `&&`, `||`, `|` into grep/head/wc,
+`> file`, `< file`, `2>/dev/null`, `2>&1`, `$?`, `NAME=value` prefixes, quotes) and runs each command
+against the phone. Commands answered (output formats follow Android 14 closely enough for adbutils and
+for our own parsers): input, screencap, uiautomator, dumpsys (window, display, power, activity,
+input_method, package), wm, getprop, am (start, force-stop, broadcast incl. ADBKeyboard), ime, monkey,
+pm, settings, cmd (package resolve-activity, clipboard), app_process (the scrcpy server), and the
+toybox basics echo, cat, ls, rm, mkdir, stat, wc, sleep, true, false. Anything else prints
+`/system/bin/sh: NAME: inaccessible or not found` and exits 127, as on a phone.
+
+Every world access holds `phone.lock` (adb streams run in parallel threads; the World is not
+thread-safe).
+"""
+
+from __future__ import annotations
+
+import base64
+import io as iolib
+import logging
+import re
+import shlex
+import struct
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from harness.phoneworld.adbservices import ShellIO
+from harness.phoneworld.vfs import FsError
+
+if TYPE_CHECKING:
+    from harness.phoneworld.phone import SimPhone
+
+log = logging.getLogger(__name__)
+
+ADB_IME = "com.android.adbkeyboard/.AdbIME"
+LATIN_IME = "com.android.inputmethod.latin/.LatinIME"
+DEFAULT_DUMP = "/sdcard/window_dump.xml"
+LONG_PRESS_MS = 500
+NOT_FOUND = 127
+
+
+class _CaptureIO:
+    """Collects stdout (for `|` and `>`), passes stderr and cancellation through."""
+
+    def __init__(self, parent: ShellIO, *, drop_err: bool = False, err_to_out: bool = False):
+        self.parent = parent
+        self.buffer = bytearray()
+        self.drop_err = drop_err
+        self.err_to_out = err_to_out
+
+    def out(self, data: bytes | str) -> None:
+        self.buffer += data.encode() if isinstance(data, str) else data
+
+    def err(self, data: bytes | str) -> None:
+        if self.err_to_out:
+            self.out(data)
+        elif not self.drop_err:
+            self.parent.err(data)
+
+    def read_stdin(self, timeout: float | None = None) -> bytes | None:
+        return self.parent.read_stdin(timeout)
+
+    def cancelled(self) -> bool:
+        return self.parent.cancelled()
+
+
+@dataclass(frozen=True)
+class _Simple:
+    env: dict[str, str]
+    argv: list[str]
+    stdout_file: str | None = None
+    stdin_file: str | None = None
+    drop_err: bool = False
+    err_to_out: bool = False
+
+
+_OPS = {";", "&&", "||", "&", "|"}
+_ENV_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_ERR_REDIRECT = re.compile(r"(?<![^\s;&|])2>(&1|\s*/dev/null)")
+
+
+def parse(line: str) -> list[tuple[str, list[_Simple]]]:
+    """Split a command line into (joiner, pipeline) pairs; the joiner is what precedes the pipeline."""
+
+    def repl(m: re.Match) -> str:
+        return " \x01ERR2OUT\x01 " if m.group(1) == "&1" else " \x01ERRNULL\x01 "
+
+    lexer = shlex.shlex(_ERR_REDIRECT.sub(repl, line), posix=True, punctuation_chars=";&|<>")
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    tokens = list(lexer)
+    result: list[tuple[str, list[_Simple]]] = []
+    joiner = ";"
+    pipeline: list[_Simple] = []
+    words: list[str] = []
+
+    def flush_simple() -> None:
+        nonlocal words
+        if not words:
+            return
+        env: dict[str, str] = {}
+        argv: list[str] = []
+        out_file = in_file = None
+        drop_err = err_to_out = False
+        it = iter(words)
+        for w in it:
+            if w == ">" or w == ">>":
+                out_file = next(it, None)
+            elif w == "<":
+                in_file = next(it, None)
+            elif w == "\x01ERRNULL\x01":
+                drop_err = True
+            elif w == "\x01ERR2OUT\x01":
+                err_to_out = True
+            elif not argv and _ENV_RE.match(w):
+                key, _, value = w.partition("=")
+                env[key] = value
+            else:
+                argv.append(w)
+        pipeline.append(_Simple(env, argv, out_file, in_file, drop_err, err_to_out))
+        words = []
+
+    for tok in tokens:
+        if tok in _OPS:
+            flush_simple()
+            if tok == "|":
+                continue
+            if pipeline:
+                result.append((joiner, pipeline))
+            pipeline = []
+            joiner = ";" if tok == "&" else tok
+        elif tok == ">>":
+            words.append(">")
+        else:
+            words.append(tok)
+    flush_simple()
+    if pipeline:
+        result.append((joiner, pipeline))
+    return result
+
+
+def decode_input_text(arg: str) -> str:
+    """What Android's `input text` types for its argument: `%s` is a space."""
+    return arg.replace("%s", " ")
+
+
+class Shell:
+    """Runs command lines for one SimPhone. Thread-safe: world access is serialized by phone.lock."""
+
+    def __init__(self, phone: SimPhone):
+        self.phone = phone
+        self.commands: dict[str, Callable[[list[str], ShellIO], int]] = {
+            "echo": self._echo,
+            "true": lambda a, io: 0,
+            "false": lambda a, io: 1,
+            "sleep": self._sleep,
+            "cat": self._cat,
+            "ls": self._ls,
+            "rm": self._rm,
+            "mkdir": self._mkdir,
+            "stat": self._stat,
+            "wc": self._wc,
+            "grep": self._grep,
+            "head": self._head,
+            "id": lambda a, io: self._say(io, "uid=2000(shell) gid=2000(shell) groups=2000(shell)"),
+            "whoami": lambda a, io: self._say(io, "shell"),
+            "input": self._input,
+            "screencap": self._screencap,
+            "uiautomator": self._uiautomator,
+            "dumpsys": self._dumpsys,
+            "wm": self._wm,
+            "getprop": self._getprop,
+            "am": self._am,
+            "ime": self._ime,
+            "monkey": self._monkey,
+            "pm": self._pm,
+            "settings": self._settings,
+            "cmd": self._cmd,
+            "app_process": self._app_process,
+            "svc": self._svc,
+            "pidof": self._pidof,
+        }
+
+    # --- the interpreter -------------------------------------------------------------------------------
+    def run(self, line: str, io: ShellIO) -> int:
+        try:
+            parsed = parse(line)
+        except ValueError as exc:
+            io.err(f"/system/bin/sh: syntax error: {exc}\n")
+            return 2
+        if self._is_double_tap(parsed):
+            x, y = (int(v) for v in parsed[0][1][0].argv[2:4])
+            with self.phone.lock:
+                self.phone.world.double_tap(x, y)
+            return 0
+        status = 0
+        for joiner, pipeline in parsed:
+            if (joiner == "&&" and status != 0) or (joiner == "||" and status == 0):
+                continue
+            status = self._pipeline(pipeline, io, status)
+            if io.cancelled():
+                break
+        return status
+
+    @staticmethod
+    def _is_double_tap(parsed: list[tuple[str, list[_Simple]]]) -> bool:
+        """`input tap X Y; [sleep S;] input tap X Y` in one line: two taps inside the double-tap timeout."""
+        cmds = [p[0].argv for _, p in parsed if len(p) == 1]
+        if len(cmds) != len(parsed):
+            return False
+        taps = [c for c in cmds if c[:2] == ["input", "tap"] and len(c) == 4]
+        rest = [c for c in cmds if c not in taps and not (c and c[0] == "sleep" and len(c) == 2 and float(c[1]) <= 0.3)]
+        return len(taps) == 2 and not rest and len(cmds) <= 3 and taps[0] == taps[1]
+
+    def _pipeline(self, pipeline: list[_Simple], io: ShellIO, last_status: int) -> int:
+        data: bytes | None = None
+        status = 0
+        for i, simple in enumerate(pipeline):
+            argv = [a.replace("$?", str(last_status)) for a in simple.argv]
+            is_last = i == len(pipeline) - 1
+            capture = not is_last or simple.stdout_file is not None
+            target: ShellIO = _CaptureIO(io, drop_err=simple.drop_err, err_to_out=simple.err_to_out) if (
+                capture or simple.drop_err or simple.err_to_out
+            ) else io
+            stdin = data
+            if simple.stdin_file:
+                try:
+                    stdin = self.phone.fs.read(simple.stdin_file)
+                except FsError as exc:
+                    io.err(f"/system/bin/sh: {exc}\n")
+                    return 1
+            status = self._simple(argv, simple.env, target, stdin)
+            if isinstance(target, _CaptureIO):
+                if simple.stdout_file and simple.stdout_file != "/dev/null":
+                    try:
+                        self.phone.fs.write(simple.stdout_file, bytes(target.buffer))
+                    except FsError as exc:
+                        io.err(f"/system/bin/sh: {exc}\n")
+                        status = 1
+                    data = b""
+                elif not is_last:
+                    data = bytes(target.buffer)
+                elif not simple.stdout_file:
+                    io.out(bytes(target.buffer))
+        return status
+
+    def _simple(self, argv: list[str], env: dict[str, str], io: ShellIO, stdin: bytes | None) -> int:
+        if not argv:
+            return 0
+        name = argv[0].rsplit("/", 1)[-1] if argv[0].startswith("/system/bin/") else argv[0]
+        handler = self.commands.get(name)
+        if handler is None:
+            io.err(f"/system/bin/sh: {argv[0]}: inaccessible or not found\n")
+            return NOT_FOUND
+        self._stdin = stdin
+        self._env = env
+        try:
+            return handler(argv[1:], io)
+        except (ValueError, IndexError) as exc:
+            io.err(f"{name}: {exc or 'bad arguments'}\n")
+            return 1
+
+    @staticmethod
+    def _say(io: ShellIO, text: str) -> int:
+        io.out(text + "\n")
+        return 0
+
+    # --- toybox ---------------------------------------------------------------------------------------
+    def _echo(self, args: list[str], io: ShellIO) -> int:
+        newline = True
+        if args and args[0] == "-n":
+            newline, args = False, args[1:]
+        io.out(" ".join(args) + ("\n" if newline else ""))
+        return 0
+
+    def _sleep(self, args: list[str], io: ShellIO) -> int:
+        end = time.monotonic() + float(args[0] if args else 0)
+        while time.monotonic() < end and not io.cancelled():
+            time.sleep(min(0.05, max(0.0, end - time.monotonic())))
+        return 0
+
+    def _cat(self, args: list[str], io: ShellIO) -> int:
+        if not args:
+            io.out(self._stdin or b"")
+            return 0
+        status = 0
+        for path in args:
+            try:
+                io.out(self.phone.fs.read(path))
+            except FsError as exc:
+                io.err(f"cat: {exc}\n")
+                status = 1
+        return status
+
+    def _ls(self, args: list[str], io: ShellIO) -> int:
+        flags = {a for a in args if a.startswith("-")}
+        paths = [a for a in args if not a.startswith("-")] or ["/"]
+        status = 0
+        for path in paths:
+            info = self.phone.fs.stat(path)
+            if info is None:
+                io.err(f"ls: {path}: No such file or directory\n")
+                status = 1
+                continue
+            if not info.is_dir:
+                io.out(path + "\n")
+                continue
+            entries = self.phone.fs.listdir(path)
+            if "-l" in flags:
+                for name, e in entries.items():
+                    kind = "d" if e.is_dir else "-"
+                    io.out(f"{kind}rw-rw---- 1 shell shell {e.size:>8} 2026-03-02 08:00 {name}\n")
+            else:
+                io.out("".join(name + "\n" for name in entries))
+        return status
+
+    def _rm(self, args: list[str], io: ShellIO) -> int:
+        flags = "".join(a[1:] for a in args if a.startswith("-"))
+        status = 0
+        for path in (a for a in args if not a.startswith("-")):
+            try:
+                self.phone.fs.remove(path, recursive="r" in flags or "R" in flags)
+            except FsError as exc:
+                if "f" not in flags or "No such file" not in str(exc):
+                    io.err(f"rm: {exc}\n")
+                    status = 1
+        return status
+
+    def _mkdir(self, args: list[str], io: ShellIO) -> int:
+        for path in (a for a in args if not a.startswith("-")):
+            try:
+                self.phone.fs.mkdir(path)
+            except FsError as exc:
+                if "-p" not in args:
+                    io.err(f"mkdir: {exc}\n")
+                    return 1
+        return 0
+
+    def _stat(self, args: list[str], io: ShellIO) -> int:
+        fmt = None
+        if len(args) >= 2 and args[0] == "-c":
+            fmt, args = args[1], args[2:]
+        status = 0
+        for path in args:
+            info = self.phone.fs.stat(path)
+            if info is None:
+                io.err(f"stat: '{path}': No such file or directory\n")
+                status = 1
+                continue
+            if fmt:
+                io.out(fmt.replace("%s", str(info.size)).replace("%n", path).replace("%Y", str(info.mtime)) + "\n")
+            else:
+                io.out(f"  File: {path}\n  Size: {info.size}\n")
+        return status
+
+    def _wc(self, args: list[str], io: ShellIO) -> int:
+        files = [a for a in args if not a.startswith("-")]
+        data = self.phone.fs.read(files[0]) if files else (self._stdin or b"")
+        count = len(data) if "-c" in args else data.count(b"\n")
+        io.out(f"{count}{' ' + files[0] if files else ''}\n")
+        return 0
+
+    def _grep(self, args: list[str], io: ShellIO) -> int:
+        flags = {a for a in args if a.startswith("-")}
+        words = [a for a in args if not a.startswith("-")]
+        if not words:
+            raise ValueError("usage: grep PATTERN")
+        pattern = re.compile(words[0], re.IGNORECASE if "-i" in flags else 0)
+        lines = (self._stdin or b"").decode("utf-8", "replace").splitlines()
+        hits = [ln for ln in lines if bool(pattern.search(ln)) != ("-v" in flags)]
+        io.out("".join(h + "\n" for h in hits))
+        return 0 if hits else 1
+
+    def _head(self, args: list[str], io: ShellIO) -> int:
+        count = 10
+        if len(args) >= 2 and args[0] == "-n":
+            count = int(args[1])
+        lines = (self._stdin or b"").decode("utf-8", "replace").splitlines(keepends=True)
+        io.out("".join(lines[:count]))
+        return 0
+
+    # --- input ----------------------------------------------------------------------------------------
+    def _input(self, args: list[str], io: ShellIO) -> int:
+        if args[:1] == ["-d"]:
+            args = args[2:]
+        if args and args[0] in ("touchscreen", "touchpad", "keyboard", "mouse", "dpad", "stylus"):
+            args = args[1:]
+        if not args:
+            io.err("Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]\n")
+            return 1
+        sub, rest = args[0], args[1:]
+        world = self.phone.world
+        with self.phone.lock:
+            if sub == "tap":
+                x, y = (int(float(v)) for v in rest[:2])
+                world.tap(x, y)
+            elif sub in ("swipe", "draganddrop"):
+                x1, y1, x2, y2 = (int(float(v)) for v in rest[:4])
+                ms = int(rest[4]) if len(rest) > 4 else 300
+                if sub == "draganddrop":
+                    world.drag(x1, y1, x2, y2, duration_ms=ms)
+                elif abs(x2 - x1) < 10 and abs(y2 - y1) < 10 and ms >= LONG_PRESS_MS:
+                    world.long_press(x1, y1, duration_ms=ms)
+                else:
+                    world.swipe(x1, y1, x2, y2, duration_ms=ms)
+            elif sub == "text":
+                text = decode_input_text(" ".join(rest))
+                if any(ord(c) > 126 for c in text):
+                    # Android's `input text` maps characters through the virtual keyboard's key map and
+                    # cannot produce CJK or emoji.
+                    io.err("Exception occurred while executing 'text':\njava.lang.IllegalArgumentException: "
+                           "text contains characters the virtual keyboard cannot type\n")
+                    return 1
+                world.input_text(text)
+            elif sub == "keyevent":
+                for code in (c for c in rest if not c.startswith("--")):
+                    name = code.removeprefix("KEYCODE_")
+                    world.key(int(name) if name.isdigit() else name)
+            elif sub in ("press", "roll", "motionevent"):
+                return 0
+            else:
+                io.err(f"Error: Unknown command: {sub}\n")
+                return 1
+        return 0
+
+    # --- screen ---------------------------------------------------------------------------------------
+    def _screencap(self, args: list[str], io: ShellIO) -> int:
+        png = "-p" in args
+        files = [a for a in args if not a.startswith("-") and not a.isdigit()]
+        faults = self.phone.faults
+        if faults.take_hang():
+            log.info("screencap: hanging (fault)")
+            end = time.monotonic() + faults.hang_s
+            while time.monotonic() < end and not io.cancelled():
+                time.sleep(0.05)
+            return 1
+        if self.phone.capture_fails():
+            io.err("[SurfaceControl] Failed to capture display: Permission denial (FLAG_SECURE)\n")
+            return 1
+        with self.phone.lock:
+            image = self.phone.capture_image()
+        if png or (files and files[0].endswith(".png")):
+            buf = iolib.BytesIO()
+            image.save(buf, format="PNG", compress_level=1)
+            data = buf.getvalue()
+        else:
+            rgba = image.convert("RGBA").tobytes()
+            data = struct.pack("<IIII", image.width, image.height, 1, 0) + rgba
+        if faults.take_truncate():
+            log.info("screencap: truncating (fault)")
+            data = data[: len(data) // 3]
+        if files:
+            self.phone.fs.write(files[0], data)
+        else:
+            io.out(data)
+        return 0
+
+    def _uiautomator(self, args: list[str], io: ShellIO) -> int:
+        if not args or args[0] != "dump":
+            io.err("Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\n    dump\n")
+            return 1
+        paths = [a for a in args[1:] if not a.startswith("--")]
+        path = paths[0] if paths else DEFAULT_DUMP
+        with self.phone.lock:
+            xml = self.phone.world.ui_xml()
+        if path == "/dev/tty":
+            io.out(xml)
+            io.out("UI hierchary dumped to: /dev/tty\n")
+            return 0
+        self.phone.fs.write(path, xml.encode("utf-8"))
+        io.out(f"UI hierchary dumped to: {path}\n")
+        return 0
+
+    def _wm(self, args: list[str], io: ShellIO) -> int:
+        w = self.phone.world
+        if args[:1] == ["size"]:
+            return self._say(io, f"Physical size: {w.width}x{w.height}")
+        if args[:1] == ["density"]:
+            return self._say(io, "Physical density: 420")
+        io.err("usage: wm [size|density]\n")
+        return 1
+
+    # --- dumpsys ---------------------------------------------------------------------------------------
+    def _dumpsys(self, args: list[str], io: ShellIO) -> int:
+        service = args[0] if args else ""
+        with self.phone.lock:
+            text = self.phone.dumpsys(service, args[1:])
+        if text is None:
+            io.out(f"Can't find service: {service}\n")
+            return 0
+        io.out(text)
+        return 0
+
+    def _getprop(self, args: list[str], io: ShellIO) -> int:
+        props = self.phone.props()
+        if not args:
+            io.out("".join(f"[{k}]: [{v}]\n" for k, v in sorted(props.items())))
+        else:
+            io.out(props.get(args[0], args[1] if len(args) > 1 else "") + "\n")
+        return 0
+
+    # --- activities and packages -----------------------------------------------------------------------
+    def _am(self, args: list[str], io: ShellIO) -> int:
+        sub, rest = (args[0], args[1:]) if args else ("", [])
+        if sub in ("start", "start-activity"):
+            return self._am_start(rest, io)
+        if sub == "force-stop":
+            pkgs = [a for a in rest if not a.startswith("-")]
+            with self.phone.lock:
+                for pkg in pkgs:
+                    self.phone.world.force_stop(pkg)
+            return 0
+        if sub == "broadcast":
+            return self._am_broadcast(rest, io)
+        if sub == "kill-all" or sub == "kill":
+            return 0
+        io.err(f"Unknown command: {sub}\n")
+        return 1
+
+    def _am_start(self, args: list[str], io: ShellIO) -> int:
+        component = action = data = None
+        it = iter(args)
+        for a in it:
+            if a == "-n":
+                component = next(it, None)
+            elif a == "-a":
+                action = next(it, None)
+            elif a == "-d":
+                data = next(it, None)
+            elif a in ("-W", "-S", "-R", "--activity-clear-task", "--activity-new-task"):
+                continue
+            elif a in ("-c", "-t", "--user", "-f", "--display"):
+                next(it, None)
+            elif a.startswith("--e"):
+                next(it, None)
+                next(it, None)
+            elif not a.startswith("-") and component is None and "/" in a:
+                component = a
+        with self.phone.lock:
+            installed = self.phone.world.installed_apps()
+            if component:
+                pkg = component.split("/", 1)[0]
+                desc = f"cmp={component}"
+            elif action == "android.settings.SETTINGS" or (action or "").startswith("android.settings."):
+                pkg, desc = "com.android.settings", f"act={action}"
+            else:
+                io.out(f"Starting: Intent {{ act={action} dat={data} }}\n")
+                io.err("Error: Activity not started, unable to resolve Intent\n")
+                return 1
+            io.out(f"Starting: Intent {{ {desc} }}\n")
+            if pkg not in installed or not self.phone.world.launch(pkg):
+                io.err(f"Error: Activity class {{{component or pkg}}} does not exist.\n")
+                return 1
+        return 0
+
+    def _am_broadcast(self, args: list[str], io: ShellIO) -> int:
+        action = None
+        extras: dict[str, str] = {}
+        it = iter(args)
+        for a in it:
+            if a == "-a":
+                action = next(it, None)
+            elif a in ("--es", "--ez", "--ei", "--el", "--ef", "--eu"):
+                key, value = next(it, ""), next(it, "")
+                extras[key] = value
+            elif a in ("-n", "-p", "--user", "-f", "-c"):
+                next(it, None)
+        io.out(f"Broadcasting: Intent {{ act={action} flg=0x400000{' (has extras)' if extras else ''} }}\n")
+        with self.phone.lock:
+            self.phone.broadcast(action or "", extras)
+        io.out("Broadcast completed: result=0\n")
+        return 0
+
+    def _ime(self, args: list[str], io: ShellIO) -> int:
+        sub, rest = (args[0], args[1:]) if args else ("", [])
+        ime = self.phone.ime
+        if sub == "list":
+            ids = ime.available if "-a" in rest else ime.enabled
+            if "-s" in rest:
+                io.out("".join(i + "\n" for i in ids))
+            else:
+                for i in ids:
+                    pkg, _, cls = i.partition("/")
+                    io.out(f"{i}:\n  mId={i} mSettingsActivity=null\n  mIsDefaultResourceId=0x0\n  Service:\n    packageName={pkg}\n    name={cls}\n")
+            return 0
+        if sub in ("set", "enable", "disable"):
+            if not rest:
+                raise ValueError(f"ime {sub}: missing IME id")
+            result = getattr(ime, sub)(rest[0])
+            io.out(result.message + "\n")
+            return 0 if result.ok else 1
+        if sub == "reset":
+            ime.reset()
+            return 0
+        io.err("ime <command>:\n  list [-a] [-s]\n  enable ID\n  disable ID\n  set ID\n  reset\n")
+        return 1
+
+    def _monkey(self, args: list[str], io: ShellIO) -> int:
+        pkg = None
+        it = iter(args)
+        for a in it:
+            if a == "-p":
+                pkg = next(it, None)
+            elif a in ("-c", "--pct-syskeys", "-s", "--throttle"):
+                next(it, None)
+        if pkg is None:
+            io.err("** Error: no package given\n")
+            return 1
+        with self.phone.lock:
+            ok = pkg in self.phone.world.installed_apps() and self.phone.world.launch(pkg)
+        if not ok:
+            io.out("  bash arg: -p\n  bash arg: " + pkg + "\n")
+            io.err("** No activities found to run, monkey aborted.\n")
+            return 252
+        io.out(f"  bash arg: -p\n  bash arg: {pkg}\nEvents injected: 1\n## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)\n")
+        return 0
+
+    def _pm(self, args: list[str], io: ShellIO) -> int:
+        sub, rest = (args[0], args[1:]) if args else ("", [])
+        with self.phone.lock:
+            pkgs = self.phone.packages()
+        if sub == "list" and rest[:1] == ["packages"]:
+            filt = [a for a in rest[1:] if not a.startswith("-")]
+            for pkg in sorted(pkgs):
+                if not filt or filt[0] in pkg:
+                    path = f"/data/app/{pkg}-1/base.apk=" if "-f" in rest else ""
+                    io.out(f"package:{path}{pkg}\n")
+            return 0
+        if sub == "path":
+            if rest and rest[0] in pkgs:
+                return self._say(io, f"package:/data/app/{rest[0]}-1/base.apk")
+            return 1
+        if sub == "clear":
+            return self._say(io, "Success")
+        io.err(f"Unknown command: {sub}\n")
+        return 1
+
+    def _settings(self, args: list[str], io: ShellIO) -> int:
+        args = [a for a in args if a not in ("--user", "current", "0")] if args[:1] != ["list"] else args
+        sub, rest = (args[0], args[1:]) if args else ("", [])
+        with self.phone.lock:
+            if sub == "get" and len(rest) >= 2:
+                value = self.phone.settings_get(rest[0], rest[1])
+                return self._say(io, "null" if value is None else value)
+            if sub == "put" and len(rest) >= 3:
+                self.phone.settings_put(rest[0], rest[1], " ".join(rest[2:]))
+                return 0
+            if sub == "delete" and len(rest) >= 2:
+                self.phone.settings_put(rest[0], rest[1], "")
+                return self._say(io, "Deleted 1 rows")
+        io.err("usage:  settings [--user <USER_ID> | current] get namespace key\n        settings put namespace key value\n")
+        return 1
+
+    def _cmd(self, args: list[str], io: ShellIO) -> int:
+        if args[:2] == ["package", "resolve-activity"]:
+            rest = [a for a in args[2:] if not a.startswith("-")]
+            brief = "--brief" in args
+            pkg = rest[-1] if rest else ""
+            with self.phone.lock:
+                activity = self.phone.launcher_activity(pkg)
+            if activity is None:
+                return self._say(io, "No activity found")
+            head = "priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true"
+            return self._say(io, f"{head}\n{pkg}/{activity}" if brief else f"Activity Resolver:\n  {pkg}/{activity}")
+        if args[:2] == ["package", "list"]:
+            return self._pm(["list", *args[2:]], io)
+        if args[:1] == ["clipboard"]:
+            with self.phone.lock:
+                if args[1:2] == ["get"]:
+                    return self._say(io, self.phone.world.clipboard)
+                if args[1:2] == ["set"]:
+                    self.phone.world.clipboard = " ".join(args[2:])
+                    return 0
+        if args[:1] == ["input_method"]:
+            return self._ime(args[1:], io)
+        if args[:1] == ["settings"]:
+            return self._settings(args[1:], io)
+        io.err(f"cmd: Can't find service: {args[0] if args else ''}\n")
+        return 20
+
+    def _svc(self, args: list[str], io: ShellIO) -> int:
+        return 0
+
+    def _pidof(self, args: list[str], io: ShellIO) -> int:
+        return 1
+
+    # --- the scrcpy server ----------------------------------------------------------------------------
+    def _app_process(self, args: list[str], io: ShellIO) -> int:
+        classpath = self._env.get("CLASSPATH", "")
+        main_class = next((a for a in args if a.startswith("com.") or a.startswith("org.")), "")
+        if main_class != "com.genymobile.scrcpy.Server":
+            io.err(f"Error: Could not find class '{main_class}'\n")
+            return 1
+        if not classpath or not self.phone.fs.exists(classpath):
+            io.err(f"Error: Could not find or load main class {main_class} (no {classpath or 'CLASSPATH'})\n")
+            return 1
+        rest = args[args.index(main_class) + 1 :]
+        version = rest[0] if rest else ""
+        options = dict(a.split("=", 1) for a in rest[1:] if "=" in a)
+        return self.phone.run_scrcpy_server(version, options, io)
+
+    # --- helpers for decoding ADBKeyboard payloads ----------------------------------------------------
+    @staticmethod
+    def b64_text(value: str) -> str:
+        return base64.b64decode(value.encode("ascii"), validate=False).decode("utf-8")
+
+
+def quote(text: str) -> str:
+    return shlex.quote(text)
