@@ -1,0 +1,263 @@
+"""The confirmation contract: what the user is asked before a sensitive action, and how the answer comes.
+
+A `ConfirmationRequest` says in plain words what will happen, to whom, how much and in which app, in
+English and Chinese (`spoken(lang)`), plus how to answer. A `Confirmer` is anything that can put the
+question to the user (the app's dialog plus spoken yes/no, the console, a test script) and returns
+`ConfirmAnswer.YES`, `NO`, `REPEAT`, or None when no answer came within one listening window.
+
+No answer means no. There is no short time limit: `Patience` sets how long each window lasts (None:
+wait as long as it takes) and how many spoken reminders come before the request is given up as a no.
+The loop drives the exchange (`ConfirmationFlow`) so each reminder and re-reading is a visible event.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from assistant_core.i18n import Catalog, Text
+from assistant_core.safety import Category, category_phrase
+from assistant_core.types import Action, ActionKind, ConfirmAnswer, Decision, Observation, UIElement
+
+MSG = Catalog(
+    "confirm",
+    {
+        "question": ("{what}{whom}{amount} in {app}. Shall I go ahead?", "{what}{whom}{amount}（在「{app}」里）。要继续吗？"),
+        "press": ("I'm about to {what}: press “{target}”", "我准备{what}：点「{target}」"),
+        "act": ("I'm about to {what}", "我准备{what}"),
+        "typed": (", with the text “{typed}”", "，内容是“{typed}”"),
+        "to_whom": (", to {whom}", "，对象是{whom}"),
+        "amount": (", for {amount}", "，金额{amount}"),
+        "how_to_answer": ("Say yes, no, or repeat.", "请说“确认”、“取消”或“再说一遍”。"),
+        "reminder": ("I'm still waiting for your answer: {question}", "我还在等你的回答：{question}"),
+        "gave_up": ("No answer, so I did not do it.", "没有收到回答，所以我没有执行。"),
+        "declined": ("OK, I did not do it.", "好的，我没有执行。"),
+        "accepted": ("OK, doing it now.", "好的，现在执行。"),
+    },
+)
+
+# Amounts: ¥12.50, $3, 12 元, 1,299.00 CNY ...
+_AMOUNT_RE = re.compile(
+    r"(?:[¥￥$€£]\s?\d[\d,]*(?:\.\d+)?|\d[\d,]*(?:\.\d+)?\s?(?:元|块钱|块|USD|CNY|RMB|yuan|dollars?|EUR|GBP))",
+    re.IGNORECASE,
+)
+_TOTAL_RE = re.compile(r"total|amount|due|pay|合计|总计|实付|应付|金额|支付|共计", re.IGNORECASE)
+_TITLE_RID_RE = re.compile(r"(?:^|[_/:])(?:title|recipient|contact|contact_name|to|chat_title|toolbar_title|name|payee|receiver)$")
+WHOM_CATEGORIES = frozenset({Category.SEND, Category.CALL, Category.TRANSFER, Category.SHARE, Category.PAYMENT})
+MAX_READBACK = 60
+
+
+def _clip(text: str, limit: int = MAX_READBACK) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+@dataclass(frozen=True)
+class ConfirmationRequest:
+    """One question to the user before a sensitive action. All fields are already safe to speak.
+
+    `what` is the category phrase; `target` the label of the button; `typed` the text that will be sent
+    (never a secret: the gate hands secret fields to the user before a request is built); `to_whom` and
+    `how_much` come from the screen's short labels when they can be found, else are empty.
+    """
+
+    action: Action
+    decision: Decision
+    category: Category | None
+    app: str
+    what: Text
+    target: str = ""
+    to_whom: str = ""
+    how_much: str = ""
+    typed: str = ""
+
+    @property
+    def question(self) -> Text:
+        parts = {}
+        for lang in ("en", "zh"):
+            what = self.what.get(lang)
+            head = (MSG["press"].get(lang, what=what, target=self.target) if self.target
+                    else MSG["act"].get(lang, what=what))
+            if self.typed:
+                head += MSG["typed"].get(lang, typed=self.typed)
+            whom = MSG["to_whom"].get(lang, whom=self.to_whom) if self.to_whom else ""
+            amount = MSG["amount"].get(lang, amount=self.how_much) if self.how_much else ""
+            parts[lang] = MSG["question"].get(lang, what=head, whom=whom, amount=amount, app=self.app)
+        return Text(parts["en"], parts["zh"])
+
+    def spoken(self, lang: str = "en") -> str:
+        """The full read-back with how to answer, in one language."""
+        return f"{self.question.get(lang)} {MSG['how_to_answer'].get(lang)}"
+
+    @property
+    def text(self) -> Text:
+        return Text(self.spoken("en"), self.spoken("zh"))
+
+    def reminder(self) -> Text:
+        return Text(MSG["reminder"].get("en", question=self.spoken("en")),
+                    MSG["reminder"].get("zh", question=self.spoken("zh")))
+
+
+def build_request(
+    action: Action,
+    decision: Decision,
+    observation: Observation,
+    *,
+    app: str,
+    typed: str = "",
+) -> ConfirmationRequest:
+    """Read the request back from the action, the gate's decision and the screen's short labels."""
+    from assistant_core.safety import context_labels
+
+    raw_category = decision.details.get("category")
+    category = Category(raw_category) if raw_category else None
+    target_el: UIElement | None = observation.element_at(*action.point) if action.point is not None else None
+    target = _clip(target_el.label) if target_el is not None and target_el.label else ""
+    if category is not None:
+        what = category_phrase(category)
+    else:
+        what = decision.reason
+    labels = context_labels(observation)
+    amount = find_amount(([target_el.label] if target_el is not None and target_el.label else []) + list(labels))
+    whom = find_recipient(observation) if category in WHOM_CATEGORIES else ""
+    if action.kind is ActionKind.TYPE and action.text:
+        typed = action.text
+    return ConfirmationRequest(action=action, decision=decision, category=category, app=app, what=what,
+                               target=target, to_whom=_clip(whom, 40), how_much=amount, typed=_clip(typed))
+
+
+def find_amount(labels: Iterable[str]) -> str:
+    """The amount of money the screen is about: one next to 'total'/'合计' first, else the first one."""
+    first = ""
+    for label in labels:
+        match = _AMOUNT_RE.search(label)
+        if match is None:
+            continue
+        if _TOTAL_RE.search(label):
+            return match.group(0).strip()
+        first = first or match.group(0).strip()
+    return first
+
+
+def find_recipient(observation: Observation) -> str:
+    """Who the screen is addressed to: a title/recipient field, else the topmost short heading."""
+    if not observation.elements:
+        return ""
+    for el in observation.elements:
+        rid = el.resource_id.rsplit("/", 1)[-1].lower()
+        if el.text and _TITLE_RID_RE.search(rid) and len(el.text) <= 40:
+            return el.text
+    top_band = observation.height * 0.2
+    status = observation.height * 0.04
+    candidates = [e for e in observation.elements
+                  if e.text and status < e.bounds[1] < top_band and len(e.text) <= 30 and not e.clickable
+                  and "status" not in e.resource_id]
+    candidates.sort(key=lambda e: (e.bounds[1], e.bounds[0]))
+    return candidates[0].text if candidates else ""
+
+
+# --- who answers ----------------------------------------------------------------------------------------
+
+
+@runtime_checkable
+class Confirmer(Protocol):
+    """Puts a request to the user. Returns YES, NO, REPEAT, or None when no answer came in `timeout_s`
+    (None: wait as long as it takes). Must not raise for a missing answer."""
+
+    def ask(self, request: ConfirmationRequest, *, timeout_s: float | None) -> ConfirmAnswer | None: ...
+
+
+@dataclass(frozen=True)
+class Patience:
+    """How long to wait for an answer: each window lasts `window_s` (None: no limit) and after each silent
+    window a reminder is spoken, up to `reminders` times; then the answer counts as no. `max_repeats`
+    bounds how often the user can ask to hear the request again."""
+
+    window_s: float | None = 60.0
+    reminders: int = 3
+    max_repeats: int = 10
+
+
+@dataclass
+class FixedConfirmer:
+    """Always the same answer (the CLI's --confirm yes / no). Records every request it saw."""
+
+    answer: ConfirmAnswer | None
+    seen: list[ConfirmationRequest] = field(default_factory=list)
+
+    def ask(self, request: ConfirmationRequest, *, timeout_s: float | None) -> ConfirmAnswer | None:
+        self.seen.append(request)
+        return self.answer
+
+
+@dataclass
+class ScriptedConfirmer:
+    """Answers from a list in order (tests); when the list runs out, no answer (which means no)."""
+
+    answers: list[ConfirmAnswer | None]
+    seen: list[ConfirmationRequest] = field(default_factory=list)
+
+    def ask(self, request: ConfirmationRequest, *, timeout_s: float | None) -> ConfirmAnswer | None:
+        self.seen.append(request)
+        return self.answers.pop(0) if self.answers else None
+
+
+@dataclass
+class CallbackConfirmer:
+    """Wraps a plain callable `(request, timeout_s) -> answer`, e.g. a Qt dialog bridge."""
+
+    callback: Callable[[ConfirmationRequest, float | None], ConfirmAnswer | None]
+
+    def ask(self, request: ConfirmationRequest, *, timeout_s: float | None) -> ConfirmAnswer | None:
+        return self.callback(request, timeout_s)
+
+
+@dataclass(frozen=True)
+class FlowStep:
+    """One moment of a confirmation exchange: something to say (a reminder, the read-back again) or the
+    final answer (`final` set)."""
+
+    say: Text | None = None
+    final: ConfirmAnswer | None = None
+    by_default: bool = False  # the answer is "no" because no answer came
+
+
+def confirmation_flow(
+    request: ConfirmationRequest,
+    confirmer: Confirmer,
+    patience: Patience,
+    *,
+    stopped: Callable[[], bool] = lambda: False,
+) -> Iterator[FlowStep]:
+    """Ask until a yes or no, re-reading on "repeat" and reminding after silence; ends with a final step.
+
+    The final answer is YES only when the user said yes; silence past the reminders, a stop, or too many
+    repeats all end as NO.
+    """
+    reminders = repeats = 0
+    while True:
+        if stopped():
+            yield FlowStep(final=ConfirmAnswer.NO, by_default=True)
+            return
+        answer = confirmer.ask(request, timeout_s=patience.window_s)
+        if stopped():
+            yield FlowStep(final=ConfirmAnswer.NO, by_default=True)
+            return
+        if answer is ConfirmAnswer.YES or answer is ConfirmAnswer.NO:
+            yield FlowStep(final=answer)
+            return
+        if answer is ConfirmAnswer.REPEAT:
+            repeats += 1
+            if repeats > patience.max_repeats:
+                yield FlowStep(say=MSG["gave_up"], final=ConfirmAnswer.NO, by_default=True)
+                return
+            yield FlowStep(say=request.text)
+            continue
+        # No answer in this window.
+        if reminders >= patience.reminders or patience.window_s is None:
+            yield FlowStep(say=MSG["gave_up"], final=ConfirmAnswer.NO, by_default=True)
+            return
+        reminders += 1
+        yield FlowStep(say=request.reminder())

@@ -1,0 +1,653 @@
+"""The one agent loop: `run_episode(goal, ...)` is a generator of typed events that returns an EpisodeResult.
+
+    gen = run_episode(goal, device=..., policy=..., confirmer=..., context=GateContext(...))
+    for event in gen: ...            # or: result = yield from run_episode(...)
+
+Each step: observe → policy.propose → SafetyGate.check → (confirm) → device.act → foreground check.
+The model proposes; this code decides. The gate runs on every action the model proposes, including
+output/finish (which may not carry a secret); nothing the model writes can skip it.
+
+Behaviour (every bound is in `LoopConfig`):
+- step budget: at most `step_budget` proposals are acted on; then the run ends as STEP_BUDGET.
+- loop guard: the same action on the same target `loop_guard_repeats` times in a row pauses and asks
+  the user what to do (no answer: STUCK). The repeated action is not dispatched again.
+- `PolicyOutputError` is recorded as a step with the error (the model sees it next turn) and retried
+  up to `max_policy_retries` times in a row; `PolicyUnavailableError` ends the run.
+- output → a `said` event; call_user → paused, the question goes to the `UserChannel`, the answer is
+  added to the goal and the run resumes (no answer: USER_ENDED); finish → a spoken summary.
+- DENY → the reason is said and the model is told; hand-over rules (secure screen, locked phone,
+  password/code field) pause and ask the user to do that part, then resume.
+- CONFIRM → a ConfirmationRequest goes through the `Confirmer` with `Patience` (reminders, no answer
+  means no). On yes the screen is captured again just before dispatch; if the target changed or the
+  gate now decides differently, the action is dropped and the step repeated.
+- after every dispatched action the foreground app is checked: outside the allowed set → paused, back
+  (then home) pressed, resumed.
+- stop: the `stop` event is checked between every phase; a stop during a question counts as no.
+- `DeviceDisconnected` anywhere → paused, `reconnect(attempt)` tried up to `reconnect_attempts` times
+  with `sleep(reconnect_delay_s)` between (no luck: DEVICE_LOST); an action in flight is not redone.
+- every event is written to the history store (when given) as it is yielded, so before the action it
+  precedes is dispatched; step rows and consent rows are fsync'd (see history.py).
+- `outcome_check(goal=..., result=..., device=...)` (optional) runs after the end and fills
+  `EpisodeResult.verification`.
+
+No printing, no globals, no wall-clock sleeping of its own: time comes from `clock`, waiting from
+`sleep` (by default an interruptible wait on the stop event).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections.abc import Callable, Generator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol, runtime_checkable
+
+from assistant_core.confirm import ConfirmationRequest, Confirmer, Patience, build_request, confirmation_flow
+from assistant_core.errors import PolicyOutputError, PolicyUnavailableError
+from assistant_core.events import (
+    Acted,
+    ConfirmationAnswered,
+    ConfirmationRequested,
+    EpisodeResult,
+    ErrorEvent,
+    ErrorKind,
+    Event,
+    Finished,
+    Gated,
+    Observed,
+    Outcome,
+    Paused,
+    PauseReason,
+    Proposed,
+    Resumed,
+    Said,
+    SayPurpose,
+    Verification,
+    VerificationStatus,
+)
+from assistant_core.history import HistoryStore, make_thumbnail
+from assistant_core.i18n import Catalog, Text
+from assistant_core.safety import (
+    HANDOVER_RULES,
+    GateContext,
+    Rule,
+    SafetyGate,
+    action_signature,
+    foreground_allowed,
+    screen_handover,
+    target_changed,
+)
+from assistant_core.session import MetaCommand, parse_meta
+from assistant_core.types import (
+    Action,
+    ActionKind,
+    Button,
+    ConfirmAnswer,
+    Decision,
+    Device,
+    DeviceDisconnected,
+    DeviceError,
+    Observation,
+    Policy,
+    Proposal,
+    Step,
+    Verdict,
+)
+
+log = logging.getLogger(__name__)
+
+MSG = Catalog(
+    "loop",
+    {
+        "done": ("Done. {text}", "完成了。{text}"),
+        "done_plain": ("Done.", "完成了。"),
+        "stopped": ("Stopped. I did not do anything more.", "已停止，我没有再做任何操作。"),
+        "budget": ("I used all {n} steps I'm allowed for one request and stopped. The task may not be finished.",
+                   "这次请求允许的 {n} 步已经用完，我停下了。任务可能还没完成。"),
+        "policy_failed": ("I could not work out the next step, so I stopped.", "我想不出下一步该怎么做，所以停下了。"),
+        "policy_unavailable": ("The assistant's model is not available: {detail}", "助手的模型不可用：{detail}"),
+        "bad_reply": ("The model's reply could not be understood; asking again.", "模型的回答无法理解，正在重新询问。"),
+        "device_lost": ("The phone disconnected. I'll wait for it to come back.", "手机断开了连接，我会等它重新连上。"),
+        "device_back": ("The phone is back.", "手机重新连上了。"),
+        "device_gone": ("The phone did not come back, so I stopped.", "手机一直没有重新连上，所以我停下了。"),
+        "loop_guard": ("I've tried the same thing {n} times and it isn't working. What should I do? Say stop to end.",
+                       "同样的操作我已经试了 {n} 次，没有效果。我该怎么做？说“停止”可以结束。"),
+        "stuck": ("I got stuck and stopped.", "我卡住了，已经停下。"),
+        "handover_done": ("Tell me when you are done and I'll continue.", "你完成后告诉我，我再继续。"),
+        "no_answer": ("I didn't get an answer, so I stopped here.", "没有收到回答，我就停在这里了。"),
+        "left_apps": ("That opened {app}, which your caregiver did not allow. Going back.", "刚才打开了「{app}」，照护人没有允许这个应用。正在返回。"),
+        "target_changed": ("The screen changed before I could do that, so I did not do it. Looking again.",
+                           "还没来得及操作，屏幕就变了，所以我没有执行。我再看一下。"),
+        "declined": ("OK, I did not do it.", "好的，我没有执行。"),
+        "action_failed": ("That step did not work: {detail}", "这一步没有成功：{detail}"),
+        "user_ended": ("OK, I stopped here.", "好的，我停在这里。"),
+    },
+)
+
+# What the model is told (English: the prompt language of the supported models).
+FEEDBACK_DENIED = "The safety gate refused this action: {reason} Choose a different step or finish."
+FEEDBACK_DECLINED = "The user said no to this action. Do not try it again; choose another step or finish."
+FEEDBACK_CHANGED = "The screen changed before the action ran; it was not done. Look at the new screen."
+FEEDBACK_HANDOVER = "The user did this part themselves (a protected screen, a password or a code)."
+FEEDBACK_LEFT = "That action left the allowed apps; the assistant went back. Stay in the allowed apps."
+FEEDBACK_ACTION_FAILED = "The action could not be done: {detail}"
+FEEDBACK_DISCONNECTED = "The phone disconnected during this action; it may not have happened. Look again."
+REDACTED = "•••"
+_SECRET_DIGITS = re.compile(r"(?<!\d)\d{4,8}(?!\d)")
+
+
+@runtime_checkable
+class UserChannel(Protocol):
+    """Asks the user a free question and waits (call_user, loop guard, hand-over). None: no answer or stop."""
+
+    def ask_user(self, question: Text, *, timeout_s: float | None = None) -> str | None: ...
+
+
+@dataclass
+class CallbackUser:
+    """A UserChannel around a plain callable `question -> answer`."""
+
+    callback: Callable[[Text], str | None]
+
+    def ask_user(self, question: Text, *, timeout_s: float | None = None) -> str | None:
+        return self.callback(question)
+
+
+@dataclass
+class ScriptedUser:
+    """Answers from a list in order; None when it runs out. Records the questions (tests, CLI)."""
+
+    answers: list[str | None] = field(default_factory=list)
+    questions: list[Text] = field(default_factory=list)
+
+    def ask_user(self, question: Text, *, timeout_s: float | None = None) -> str | None:
+        self.questions.append(question)
+        return self.answers.pop(0) if self.answers else None
+
+
+class OutcomeCheck(Protocol):
+    """After the run: is the goal really achieved? Returns verified / not_verified / cannot_verify."""
+
+    def __call__(self, *, goal: str, result: EpisodeResult, device: Device) -> Verification: ...
+
+
+@dataclass(frozen=True)
+class LoopConfig:
+    step_budget: int = 30
+    loop_guard_repeats: int = 6
+    max_policy_retries: int = 3
+    patience: Patience = Patience()
+    reconnect_attempts: int = 10
+    reconnect_delay_s: float = 2.0
+    max_handovers: int = 5
+    max_wait_ms: int = 60_000
+    user_timeout_s: float | None = None
+    thumbnails: bool = True
+    lang: str = "en"
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """What the history's run row records about the run's set-up."""
+
+    device: str = ""
+    policy: str = ""
+
+
+class _Ended(Exception):
+    """Internal: ends the episode with an outcome (raised inside helpers, caught in run())."""
+
+    def __init__(self, outcome: Outcome, summary: Text):
+        self.outcome = outcome
+        self.summary = summary
+        super().__init__(str(outcome))
+
+
+def _interruptible_sleep(stop: threading.Event) -> Callable[[float], None]:
+    def sleep(seconds: float) -> None:
+        stop.wait(max(0.0, seconds))
+
+    return sleep
+
+
+def run_episode(
+    goal: str,
+    *,
+    device: Device,
+    policy: Policy,
+    confirmer: Confirmer,
+    context: GateContext,
+    gate: SafetyGate | None = None,
+    user: UserChannel | None = None,
+    history: HistoryStore | None = None,
+    config: LoopConfig | None = None,
+    stop: threading.Event | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] | None = None,
+    reconnect: Callable[[int], bool] | None = None,
+    outcome_check: OutcomeCheck | None = None,
+    info: RunInfo | None = None,
+) -> Generator[Event, None, EpisodeResult]:
+    """Run one request to its end, yielding events; returns the EpisodeResult (see the module docstring).
+
+    `reconnect(attempt) -> bool` says whether the phone is back (default: `device.foreground()` answers).
+    Closing the generator early records the run as stopped.
+    """
+    stop = stop or threading.Event()
+    episode = _Episode(
+        goal=goal, device=device, policy=policy, confirmer=confirmer, context=context, gate=gate or SafetyGate(),
+        user=user, history=history, config=config or LoopConfig(), stop=stop, clock=clock,
+        sleep=sleep or _interruptible_sleep(stop), reconnect=reconnect, outcome_check=outcome_check,
+        info=info or RunInfo(),
+    )
+    return (yield from episode.run())
+
+
+@dataclass
+class _Episode:
+    goal: str
+    device: Device
+    policy: Policy
+    confirmer: Confirmer
+    context: GateContext
+    gate: SafetyGate
+    user: UserChannel | None
+    history: HistoryStore | None
+    config: LoopConfig
+    stop: threading.Event
+    clock: Callable[[], float]
+    sleep: Callable[[float], None]
+    reconnect: Callable[[int], bool] | None
+    outcome_check: OutcomeCheck | None
+    info: RunInfo
+    steps: list[Step] = field(default_factory=list)
+    run_id: int | None = None
+    seq: int = 0
+    index: int = 0  # steps that consumed the budget
+    user_notes: list[str] = field(default_factory=list)
+    confirmations: int = 0
+    refusals: int = 0
+    handovers: int = 0
+    repeat_signature: str = ""
+    repeat_count: int = 0
+    finished: bool = False
+
+    # --- plumbing -------------------------------------------------------------------------------------------
+
+    @property
+    def effective_goal(self) -> str:
+        if not self.user_notes:
+            return self.goal
+        return self.goal + "\n" + "\n".join(f"(The user said: {note})" for note in self.user_notes)
+
+    def emit(self, event: Event) -> Event:
+        if self.history is not None and self.run_id is not None:
+            self.history.record_event(self.run_id, self.seq, step=event.step, kind=str(event.kind),
+                                      payload=event.payload())
+        self.seq += 1
+        return event
+
+    def check_stop(self) -> None:
+        if self.stop.is_set():
+            raise _Ended(Outcome.STOPPED, MSG["stopped"])
+
+    def add_step(self, step: Step) -> None:
+        self.steps.append(step)
+
+    # --- the run ---------------------------------------------------------------------------------------------
+
+    def run(self) -> Generator[Event, None, EpisodeResult]:
+        started = self.clock()
+        if self.history is not None:
+            self.run_id = self.history.start_run(self.goal, lang=self.config.lang, device=self.info.device,
+                                                 policy=self.info.policy)
+        outcome, summary = Outcome.STOPPED, MSG["stopped"]
+        try:
+            try:
+                policy_failures = 0
+                while True:
+                    self.check_stop()
+                    if self.index >= self.config.step_budget:
+                        raise _Ended(Outcome.STEP_BUDGET, MSG["budget"].format(n=self.config.step_budget))
+                    policy_failures = yield from self.one_step(policy_failures)
+            except _Ended as ended:
+                outcome, summary = ended.outcome, ended.summary
+            if outcome is not Outcome.FINISHED:
+                yield self.emit(Said(self.index, summary, SayPurpose.SUMMARY))
+            result = EpisodeResult(goal=self.goal, outcome=outcome, summary=summary, steps=tuple(self.steps),
+                                   run_id=self.run_id, elapsed_s=self.clock() - started,
+                                   confirmations=self.confirmations, refusals=self.refusals)
+            if self.outcome_check is not None:
+                result = replace(result, verification=self.verify(result))
+            self.finished = True
+            if self.history is not None and self.run_id is not None:
+                v = result.verification
+                self.history.finish_run(self.run_id, outcome=str(outcome), steps=len(self.steps),
+                                        summary=summary.en, verification=str(v.status) if v else None,
+                                        evidence=v.evidence if v else None)
+            yield self.emit(Finished(self.index, outcome, summary, result))
+            return result
+        finally:
+            if not self.finished and self.history is not None and self.run_id is not None:
+                # Closed early by the consumer (or a bug raised): record what we know.
+                self.history.finish_run(self.run_id, outcome=str(Outcome.STOPPED), steps=len(self.steps),
+                                        summary=MSG["stopped"].en)
+
+    def verify(self, result: EpisodeResult) -> Verification:
+        assert self.outcome_check is not None
+        try:
+            return self.outcome_check(goal=self.goal, result=result, device=self.device)
+        except (DeviceError, RuntimeError, ValueError, OSError) as error:
+            log.warning("outcome check failed: %s", error)
+            return Verification(VerificationStatus.CANNOT_VERIFY, f"the check failed: {error}")
+
+    def one_step(self, policy_failures: int) -> Generator[Event, None, int]:
+        step = self.index
+        timings: dict[str, float] = {}
+        t0 = self.clock()
+        obs = yield from self.observe(step)
+        timings["observe_s"] = self.clock() - t0
+        yield self.emit(Observed(step, obs.foreground, obs.is_secure, obs.is_locked,
+                                 len(obs.elements or ()), obs))
+        self.check_stop()
+        if obs.is_secure or obs.is_locked:
+            yield from self.handover(step, screen_handover(obs))
+            self.index += 1
+            return policy_failures
+
+        t0 = self.clock()
+        try:
+            proposal = self.policy.propose(self.effective_goal, obs, tuple(self.steps))
+        except PolicyOutputError as error:
+            timings["propose_s"] = self.clock() - t0
+            policy_failures += 1
+            recoverable = policy_failures <= self.config.max_policy_retries
+            yield self.emit(ErrorEvent(step, ErrorKind.POLICY_OUTPUT, MSG["bad_reply"], recoverable, str(error)))
+            self.add_step(Step(step, Action.wait(0), raw_text=error.raw_text, executed=False,
+                               error=f"Your reply could not be used: {error}", foreground=obs.foreground,
+                               timings=timings))
+            if not recoverable:
+                raise _Ended(Outcome.POLICY_FAILED, MSG["policy_failed"]) from None
+            return policy_failures
+        except PolicyUnavailableError as error:
+            yield self.emit(ErrorEvent(step, ErrorKind.POLICY_UNAVAILABLE,
+                                       MSG["policy_unavailable"].format(detail=str(error)), False, str(error)))
+            raise _Ended(Outcome.POLICY_FAILED, MSG["policy_unavailable"].format(detail=str(error))) from None
+        timings["propose_s"] = self.clock() - t0
+        timings.update({f"policy_{k}": v for k, v in proposal.timings.items()})
+        self.check_stop()
+
+        t0 = self.clock()
+        action = proposal.action
+        decision = self.gate.check(action, obs, self.context)
+        timings["gate_s"] = self.clock() - t0
+        shown_action, shown_raw, shown_thought = _redact(proposal, decision)
+        yield self.emit(Proposed(step, shown_action, shown_thought, shown_raw, dict(proposal.timings)))
+        yield self.emit(Gated(step, shown_action, decision))
+        self.check_stop()
+
+        # Loop guard: the same action on the same target again and again.
+        signature = action_signature(action, obs)
+        if signature == self.repeat_signature:
+            self.repeat_count += 1
+        else:
+            self.repeat_signature, self.repeat_count = signature, 1
+        if self.repeat_count >= self.config.loop_guard_repeats:
+            yield from self.loop_guard(step, shown_action, decision, obs, proposal)
+            self.index += 1
+            return 0
+
+        self.index += 1
+        step_id = self.record(step, shown_action, shown_thought, shown_raw, decision, obs, timings)
+        base = Step(step, shown_action, thought=shown_thought, raw_text=shown_raw, decision=decision,
+                    foreground=obs.foreground, timings=timings)
+
+        if decision.verdict is Verdict.DENY:
+            self.refusals += 1
+            if Rule(decision.rule) in HANDOVER_RULES:
+                yield from self.handover(step, decision)
+                self.add_step(replace(base, error=FEEDBACK_HANDOVER))
+            else:
+                yield self.emit(Said(step, decision.reason, SayPurpose.NOTICE))
+                self.add_step(replace(base, error=FEEDBACK_DENIED.format(reason=decision.reason.en)))
+            if self.history is not None:
+                self.history.update_step(step_id, error="refused")
+            return 0
+
+        confirmation: ConfirmAnswer | None = None
+        if decision.verdict is Verdict.CONFIRM:
+            self.confirmations += 1
+            answer, request = yield from self.confirm(step, action, decision, obs, step_id)
+            confirmation = answer
+            if answer is not ConfirmAnswer.YES:
+                self.context = replace(self.context, declined=self.context.declined | {signature})
+                yield self.emit(Said(step, MSG["declined"], SayPurpose.NOTICE))
+                self.add_step(replace(base, confirmation=answer, error=FEEDBACK_DECLINED))
+                self.check_stop()
+                return 0
+            # Just before dispatch: look again. A changed target or a changed ruling drops the action.
+            fresh = yield from self.observe(step)
+            again = self.gate.check(action, fresh, replace(self.context, declined=frozenset()))
+            if target_changed(action, obs, fresh) or (again.verdict, again.rule) != (decision.verdict, decision.rule):
+                yield self.emit(ErrorEvent(step, ErrorKind.TARGET_CHANGED, MSG["target_changed"], True,
+                                           f"{decision.rule} -> {again.rule}"))
+                self.add_step(replace(base, confirmation=answer, error=FEEDBACK_CHANGED))
+                if self.history is not None:
+                    self.history.update_step(step_id, error="target changed; dropped")
+                return 0
+            self.check_stop()
+
+        base = replace(base, confirmation=confirmation)
+        yield from self.dispatch(step, action, base, step_id, timings)
+        return 0
+
+    # --- phases ------------------------------------------------------------------------------------------------
+
+    def observe(self, step: int) -> Generator[Event, None, Observation]:
+        while True:
+            try:
+                return self.device.observe()
+            except DeviceDisconnected as error:
+                yield from self.device_lost(step, error)
+
+    def record(self, step: int, action: Action, thought: str, raw: str, decision: Decision, obs: Observation,
+               timings: dict[str, float]) -> int | None:
+        if self.history is None or self.run_id is None:
+            return None
+        thumb = make_thumbnail(obs.screenshot) if self.config.thumbnails else None
+        return self.history.record_step(self.run_id, step, action=action.to_dict(), thought=thought, raw_text=raw,
+                                        verdict=str(decision.verdict), rule=decision.rule, reason=decision.reason,
+                                        foreground=obs.foreground, timings=timings, thumbnail=thumb)
+
+    def dispatch(self, step: int, action: Action, base: Step, step_id: int | None,
+                 timings: dict[str, float]) -> Generator[Event, None, None]:
+        kind = action.kind
+        if kind is ActionKind.FINISH:
+            text = (action.text or "").strip()
+            summary = MSG["done"].format(text=text) if text else MSG["done_plain"]
+            yield self.emit(Said(step, summary, SayPurpose.SUMMARY))
+            self.add_step(replace(base, executed=True))
+            self.mark_executed(step_id, timings)
+            raise _Ended(Outcome.FINISHED, summary)
+        if kind is ActionKind.OUTPUT:
+            text = action.text or ""
+            yield self.emit(Said(step, Text(text, text), SayPurpose.OUTPUT))
+            self.add_step(replace(base, executed=True))
+            self.mark_executed(step_id, timings)
+            return
+        if kind is ActionKind.CALL_USER:
+            question = Text(action.text or "", action.text or "")
+            answer = yield from self.ask(step, PauseReason.ASK_USER, question)
+            self.add_step(replace(base, executed=True))
+            self.mark_executed(step_id, timings)
+            if answer is None:
+                raise _Ended(Outcome.USER_ENDED, MSG["no_answer"])
+            self.user_notes.append(answer)
+            return
+        if kind is ActionKind.WAIT:
+            ms = min(action.duration_ms or 0, self.config.max_wait_ms)
+            t0 = self.clock()
+            self.sleep(ms / 1000)
+            yield self.emit(Acted(step, action, self.clock() - t0))
+            self.add_step(replace(base, executed=True))
+            self.mark_executed(step_id, timings)
+            return
+        t0 = self.clock()
+        try:
+            self.device.act(action)
+        except DeviceDisconnected as error:
+            yield from self.device_lost(step, error)
+            self.add_step(replace(base, error=FEEDBACK_DISCONNECTED))
+            return
+        except DeviceError as error:
+            timings["act_s"] = self.clock() - t0
+            yield self.emit(ErrorEvent(step, ErrorKind.ACTION_FAILED,
+                                       MSG["action_failed"].format(detail=error.message.en), True, str(error)))
+            self.add_step(replace(base, error=FEEDBACK_ACTION_FAILED.format(detail=error.message.en)))
+            return
+        timings["act_s"] = self.clock() - t0
+        yield self.emit(Acted(step, base.action, timings["act_s"]))
+        self.mark_executed(step_id, timings)
+        executed = replace(base, executed=True)
+        left = yield from self.check_foreground(step)
+        self.add_step(replace(executed, error=FEEDBACK_LEFT) if left else executed)
+
+    def mark_executed(self, step_id: int | None, timings: dict[str, float]) -> None:
+        if self.history is not None and step_id is not None:
+            self.history.update_step(step_id, executed=True, timings=timings)
+
+    def check_foreground(self, step: int) -> Generator[Event, None, bool]:
+        """After an action: outside the allowed apps → pause, back (then home), resume. True if it left."""
+        package = yield from self.foreground(step)
+        if foreground_allowed(package, self.context):
+            return False
+        app = self.context.label_of(package)
+        message = MSG["left_apps"].format(app=app)
+        yield self.emit(Paused(step, PauseReason.LEFT_ALLOWED_APPS, message))
+        if self.history is not None:
+            self.history.audit("left_allowed_apps", run_id=self.run_id, step=step, detail={"package": package})
+        for button in (Button.BACK, Button.HOME):
+            try:
+                self.device.act(Action.press(button))
+            except DeviceDisconnected as error:
+                yield from self.device_lost(step, error)
+            package = yield from self.foreground(step)
+            if foreground_allowed(package, self.context):
+                break
+        yield self.emit(Resumed(step, PauseReason.LEFT_ALLOWED_APPS, None))
+        return True
+
+    def foreground(self, step: int) -> Generator[Event, None, str]:
+        while True:
+            try:
+                return self.device.foreground()
+            except DeviceDisconnected as error:
+                yield from self.device_lost(step, error)
+
+    def confirm(self, step: int, action: Action, decision: Decision, obs: Observation,
+                step_id: int | None) -> Generator[Event, None, tuple[ConfirmAnswer, ConfirmationRequest]]:
+        typed = _recent_typed(self.steps)
+        request = build_request(action, decision, obs, app=self.context.label_of(obs.foreground), typed=typed)
+        yield self.emit(ConfirmationRequested(step, request.text, request))
+        final = ConfirmAnswer.NO
+        by_default = True
+        for moment in confirmation_flow(request, self.confirmer, self.config.patience, stopped=self.stop.is_set):
+            if moment.say is not None:
+                yield self.emit(Said(step, moment.say, SayPurpose.REMINDER))
+            if moment.final is not None:
+                final, by_default = moment.final, moment.by_default
+        if self.history is not None and self.run_id is not None:
+            self.history.record_confirmation(self.run_id, step, step_id, answer=str(final), by_default=by_default,
+                                             question=request.spoken("en"))
+        yield self.emit(ConfirmationAnswered(step, final, by_default))
+        return final, request
+
+    def ask(self, step: int, reason: PauseReason, question: Text) -> Generator[Event, None, str | None]:
+        """Pause, put a question to the user, resume with the answer (None: no answer or stop)."""
+        yield self.emit(Paused(step, reason, question))
+        answer = None
+        if self.user is not None and not self.stop.is_set():
+            answer = self.user.ask_user(question, timeout_s=self.config.user_timeout_s)
+        if answer is not None and parse_meta(answer) is MetaCommand.STOP:
+            self.stop.set()
+        self.check_stop()
+        if answer is not None and not answer.strip():
+            answer = None
+        yield self.emit(Resumed(step, reason, answer))
+        return answer
+
+    def handover(self, step: int, decision: Decision) -> Generator[Event, None, None]:
+        self.handovers += 1
+        question = Text(f"{decision.reason.en} {MSG['handover_done'].en}", f"{decision.reason.zh}{MSG['handover_done'].zh}")
+        answer = yield from self.ask(step, PauseReason.HANDOVER, question)
+        if answer is None:
+            raise _Ended(Outcome.USER_ENDED, MSG["no_answer"])
+        if self.history is not None:
+            self.history.audit("handover", run_id=self.run_id, step=step, detail={"rule": decision.rule})
+        if self.handovers > self.config.max_handovers:
+            raise _Ended(Outcome.USER_ENDED, MSG["user_ended"])
+
+    def loop_guard(self, step: int, action: Action, decision: Decision, obs: Observation,
+                   proposal: Proposal) -> Generator[Event, None, None]:
+        question = MSG["loop_guard"].format(n=self.repeat_count)
+        answer = yield from self.ask(step, PauseReason.LOOP_GUARD, question)
+        self.repeat_signature, self.repeat_count = "", 0
+        self.add_step(Step(step, action, thought=proposal.thought, raw_text="", decision=decision, executed=False,
+                           error="This action was repeated too often and was not done again.",
+                           foreground=obs.foreground))
+        if answer is None or parse_meta(answer) is MetaCommand.NO:
+            raise _Ended(Outcome.STUCK, MSG["stuck"])
+        self.user_notes.append(answer)
+
+    def device_lost(self, step: int, error: DeviceError) -> Generator[Event, None, None]:
+        log.warning("device lost: %s", error)
+        yield self.emit(Paused(step, PauseReason.DEVICE_LOST, MSG["device_lost"]))
+        for attempt in range(self.config.reconnect_attempts):
+            self.check_stop()
+            self.sleep(self.config.reconnect_delay_s)
+            self.check_stop()
+            if self._is_back(attempt):
+                yield self.emit(Resumed(step, PauseReason.DEVICE_LOST, None))
+                yield self.emit(Said(step, MSG["device_back"], SayPurpose.NOTICE))
+                return
+        yield self.emit(ErrorEvent(step, ErrorKind.DEVICE, MSG["device_gone"], False, str(error)))
+        raise _Ended(Outcome.DEVICE_LOST, MSG["device_gone"])
+
+    def _is_back(self, attempt: int) -> bool:
+        if self.reconnect is not None:
+            return bool(self.reconnect(attempt))
+        try:
+            self.device.foreground()
+        except DeviceError:
+            return False
+        return True
+
+
+def _recent_typed(steps: Sequence[Step]) -> str:
+    """The text typed since the last non-typing action (what a Send button would send)."""
+    typed: list[str] = []
+    for step in reversed(steps):
+        if not step.executed:
+            continue
+        if step.action.kind is ActionKind.TYPE:
+            typed.append(step.action.text or "")
+            continue
+        break
+    return "".join(reversed(typed)).strip()
+
+
+def _redact(proposal: Proposal, decision: Decision) -> tuple[Action, str, str]:
+    """The action, raw text and thought as they may be shown, spoken or stored: secrets replaced."""
+    action, raw, thought = proposal.action, proposal.raw_text, proposal.thought
+    if decision.rule == str(Rule.HANDOVER_SECRET_FIELD) and action.kind is ActionKind.TYPE and action.text:
+        secret = action.text.strip()
+        if secret:
+            raw = raw.replace(secret, REDACTED)
+            thought = thought.replace(secret, REDACTED)
+        return replace(action, text=REDACTED), raw, thought
+    if decision.rule == str(Rule.DENY_SECRET_SPEECH) and action.text:
+        return (replace(action, text=_SECRET_DIGITS.sub(REDACTED, action.text)),
+                _SECRET_DIGITS.sub(REDACTED, raw), _SECRET_DIGITS.sub(REDACTED, thought))
+    return action, raw, thought

@@ -1,0 +1,105 @@
+"""Simple policies for headless runs and tests: replayed model replies, and one that does nothing.
+
+`ScriptedPolicy` replays raw model replies (PhoneBuddy's output format, or any dialect the real parser
+reads) through the real parser (`assistant_core.policy.parsing.parse_reply`), so a scripted run meets
+exactly the parsing and errors a model run would. A script file has one reply per line with newlines
+written as the two characters backslash-n (`\\n`; a literal backslash is `\\\\`); blank lines and lines
+starting with `#` are skipped. When the replies run out the policy finishes (`finish`), so a script
+never loops forever.
+
+`NoopPolicy` waits `waits` times and then finishes: a baseline that does nothing (PhoneSafety's "no
+useful action").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from assistant_core.errors import PolicyUnavailableError
+from assistant_core.types import Action, Observation, Proposal, Step
+
+FINISH_WHEN_EXHAUSTED = '<think>The script has no more replies.</think>\n<tool_call>\n{"name": "finish", "arguments": {"text": ""}}\n</tool_call>'
+
+
+def unescape_line(line: str) -> str:
+    """`\\n` → newline, `\\t` → tab, `\\\\` → backslash; other characters as they are."""
+    out: list[str] = []
+    i = 0
+    while i < len(line):
+        ch = line[i]
+        if ch == "\\" and i + 1 < len(line):
+            nxt = line[i + 1]
+            if nxt in "nt\\":
+                out.append({"n": "\n", "t": "\t", "\\": "\\"}[nxt])
+                i += 2
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def escape_reply(reply: str) -> str:
+    """The inverse of `unescape_line`: one reply as one script line."""
+    return reply.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
+
+
+def read_script(path: str | Path) -> list[str]:
+    """The replies in a script file. A missing or unreadable file raises PolicyUnavailableError."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise PolicyUnavailableError(f"cannot read the script {path}: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise PolicyUnavailableError(f"the script {path} is not UTF-8 text") from None
+    return [unescape_line(line.rstrip("\r")) for line in text.split("\n") if line.strip() and not line.lstrip().startswith("#")]
+
+
+@dataclass
+class ScriptedPolicy:
+    """Replays replies in order through the real parser; `profile` picks the coordinate grid."""
+
+    replies: list[str]
+    profile: str = "phonebuddy-4b"
+    position: int = 0
+    seen_goals: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_file(cls, path: str | Path, *, profile: str = "phonebuddy-4b") -> ScriptedPolicy:
+        return cls(read_script(path), profile=profile)
+
+    @classmethod
+    def from_replies(cls, replies: Iterable[str], *, profile: str = "phonebuddy-4b") -> ScriptedPolicy:
+        return cls(list(replies), profile=profile)
+
+    @property
+    def exhausted(self) -> bool:
+        return self.position >= len(self.replies)
+
+    def propose(self, goal: str, observation: Observation, history: Sequence[Step]) -> Proposal:
+        from assistant_core.policy.parsing import parse_reply
+
+        self.seen_goals.append(goal)
+        if self.exhausted:
+            raw = FINISH_WHEN_EXHAUSTED
+        else:
+            raw = self.replies[self.position]
+            self.position += 1
+        reply = parse_reply(raw, observation.width, observation.height, self.profile)  # may raise PolicyOutputError
+        return Proposal(reply.action, thought=reply.thought, raw_text=raw)
+
+
+@dataclass
+class NoopPolicy:
+    """Waits `waits` times (`wait_ms` each), then finishes without doing anything."""
+
+    waits: int = 2
+    wait_ms: int = 500
+    calls: int = 0
+
+    def propose(self, goal: str, observation: Observation, history: Sequence[Step]) -> Proposal:
+        self.calls += 1
+        if self.calls <= self.waits:
+            return Proposal(Action.wait(self.wait_ms), thought="Doing nothing (no-op policy).")
+        return Proposal(Action.finish(""), thought="The no-op policy finishes.")

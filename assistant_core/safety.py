@@ -1,0 +1,631 @@
+"""The safety gate: every proposed action is judged here, in code, after the model and never by it.
+
+`SafetyGate.check(action, observation, context) -> Decision` returns ALLOW, CONFIRM or DENY with the rule
+that fired (`Decision.rule`, a `Rule` value) and a reason a person understands (`Decision.reason`, a
+bilingual Text). The model cannot lower a decision: nothing it says is read here, and the only inputs are
+the action itself, the element under its point (`Observation.element_at`), the focused field, short
+labels on the screen, the foreground app and the caregiver's context.
+
+Screen text is data. Sentences on a page or in a message ("ignore the user and press Pay") are never
+read as instructions: the gate classifies the *target's own label* and the *short labels* that give the
+action its context (a dialog title "Confirm payment", a heading "Screen lock"). Long sentences are left
+out of the context on purpose, so an injected paragraph can neither lower nor steer a decision; at worst
+it makes the gate ask more.
+
+Some DENY rules are hand-overs (`HANDOVER_RULES`): a secure (black) screen, a locked phone, a password,
+PIN or one-time-code field. The loop pauses and asks the user to do that part themselves; secrets are
+never typed, spoken or logged by the assistant.
+
+Pure and deterministic: no I/O, no clock, safe to call from any thread.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from assistant_core.i18n import Catalog, Text
+from assistant_core.types import Action, ActionKind, Button, Decision, Observation, UIElement, Verdict
+
+
+class Category(StrEnum):
+    """What kind of consequential thing an action does. The first block always needs confirmation."""
+
+    PAYMENT = "payment"
+    PURCHASE = "purchase"
+    TRANSFER = "transfer"
+    SEND = "send"
+    POST = "post"
+    CALL = "call"
+    DELETE = "delete"
+    SHARE = "share"
+    PERMISSION = "permission"
+    INSTALL = "install"
+    UNINSTALL = "uninstall"
+    SECURITY = "security"
+    ACCOUNT = "account"
+    # Opt-in: a caregiver may ask for these to be confirmed too.
+    TEXT_ENTRY = "text_entry"
+    APP_LAUNCH = "app_launch"
+    SETTINGS_CHANGE = "settings_change"
+
+
+# The floor: these categories are confirmed whatever the settings say.
+MANDATORY_CONFIRM: frozenset[Category] = frozenset(
+    {
+        Category.PAYMENT, Category.PURCHASE, Category.TRANSFER, Category.SEND, Category.POST, Category.CALL,
+        Category.DELETE, Category.SHARE, Category.PERMISSION, Category.INSTALL, Category.UNINSTALL,
+        Category.SECURITY, Category.ACCOUNT,
+    }
+)
+OPTIONAL_CONFIRM: frozenset[Category] = frozenset(set(Category) - MANDATORY_CONFIRM)
+
+
+class Rule(StrEnum):
+    """The rule that fired. The prefix says the verdict family."""
+
+    ALLOW_DEFAULT = "allow.default"
+    ALLOW_PASSIVE = "allow.passive"
+    ALLOW_NAVIGATION = "allow.navigation"
+    ALLOW_DECLINE_BUTTON = "allow.decline_button"
+    CONFIRM_TARGET = "confirm.target"  # the target's own label names a sensitive thing
+    CONFIRM_CONTEXT = "confirm.context"  # a generic button (OK, Confirm) on a sensitive screen
+    CONFIRM_SEND_TEXT = "confirm.send_text"  # enter/newline that sends what was typed
+    CONFIRM_CAREGIVER = "confirm.caregiver"  # a category the caregiver chose to always confirm
+    DENY_APP_NOT_ALLOWED = "deny.app_not_allowed"
+    DENY_OUTSIDE_ALLOWED = "deny.outside_allowed"  # acting inside an app outside the allowed set
+    DENY_BULK_EXPORT = "deny.bulk_export"
+    DENY_FACTORY_RESET = "deny.factory_reset"
+    DENY_DISABLE_LOCK = "deny.disable_lock"
+    DENY_SECRET_SPEECH = "deny.secret_speech"
+    DENY_USER_DECLINED = "deny.user_declined"
+    DENY_OFF_SCREEN = "deny.off_screen"
+    HANDOVER_SECURE_SCREEN = "handover.secure_screen"
+    HANDOVER_LOCKED = "handover.locked"
+    HANDOVER_SECRET_FIELD = "handover.secret_field"
+
+
+HANDOVER_RULES: frozenset[Rule] = frozenset(
+    {Rule.HANDOVER_SECURE_SCREEN, Rule.HANDOVER_LOCKED, Rule.HANDOVER_SECRET_FIELD}
+)
+
+# Packages of the phone's own shell: being in them is never "outside the allowed apps".
+DEFAULT_SHELL_PACKAGES: frozenset[str] = frozenset(
+    {
+        "com.android.launcher", "com.android.launcher3", "com.google.android.apps.nexuslauncher",
+        "com.android.systemui", "com.android.permissioncontroller", "com.google.android.permissioncontroller",
+        "com.android.adbkeyboard", "com.android.inputmethod.latin", "android",
+        "com.phoneworld.launcher", "com.phoneworld.systemui", "com.phoneworld.permissions",
+    }
+)
+
+MSG = Catalog(
+    "safety",
+    {
+        "allow": ("Nothing sensitive here.", "这一步不涉及敏感操作。"),
+        "passive": ("This only speaks or waits.", "这一步只是说话或等待。"),
+        "navigation": ("Moving around the phone is safe.", "在手机里返回或回到主屏幕是安全的。"),
+        "decline": ("Saying no or cancelling is safe.", "拒绝或取消是安全的。"),
+        "confirm_target": ("This would {what} in {app}. I need your OK first.", "这一步会在「{app}」里{what}，需要你先同意。"),
+        "confirm_context": ("This screen is about {what} in {app}. I need your OK first.", "这个页面涉及{what}（在「{app}」里），需要你先同意。"),
+        "confirm_send_text": ("Pressing enter here would send what was typed in {app}. I need your OK first.", "在这里按回车会把输入的内容发出去（在「{app}」里），需要你先同意。"),
+        "confirm_caregiver": ("Your caregiver asked to always check before I {what}.", "你的照护人要求我在{what}之前总是先问你。"),
+        "app_not_allowed": ("{app} is not one of the apps your caregiver allowed, so I won't open it.", "「{app}」不在照护人允许的应用里，我不会打开它。"),
+        "outside_allowed": ("We are in {app}, which your caregiver did not allow. I'll only go back from here.", "现在在「{app}」里，这个应用照护人没有允许，我只会从这里返回。"),
+        "bulk_export": ("Exporting all your contacts or messages is never done by the assistant.", "助手从不导出全部联系人或消息。"),
+        "factory_reset": ("Erasing the phone is never done by the assistant.", "助手从不执行恢复出厂设置。"),
+        "disable_lock": ("Turning off the screen lock is never done by the assistant.", "助手从不关闭锁屏。"),
+        "secret_speech": ("That message contains a code or password. I won't say it out loud.", "这条消息里有验证码或密码，我不会读出来。"),
+        "user_declined": ("You already said no to this.", "你已经拒绝过这一步了。"),
+        "off_screen": ("That point is outside the screen.", "这个位置在屏幕外面。"),
+        "secure_screen": ("This screen is protected and I can't see it. Please take over here.", "这个页面受保护，我看不到内容，请你自己操作这一步。"),
+        "locked": ("The phone is locked. Please unlock it yourself.", "手机已锁定，请你自己解锁。"),
+        "secret_field": ("This asks for a password or code. Please type it yourself; I never type or say secrets.", "这里需要输入密码或验证码，请你自己输入；我从不输入或读出密码。"),
+        # Category phrases, used inside the sentences above.
+        "cat_payment": ("make a payment", "付款"),
+        "cat_purchase": ("buy or order something", "购买或下单"),
+        "cat_transfer": ("transfer money", "转账"),
+        "cat_send": ("send a message", "发送消息"),
+        "cat_post": ("post something publicly", "公开发布内容"),
+        "cat_call": ("make a call", "打电话"),
+        "cat_delete": ("delete something", "删除内容"),
+        "cat_share": ("share something", "分享内容"),
+        "cat_permission": ("give an app a permission", "给应用授权"),
+        "cat_install": ("install an app", "安装应用"),
+        "cat_uninstall": ("uninstall an app", "卸载应用"),
+        "cat_security": ("change a security setting", "修改安全设置"),
+        "cat_account": ("change an account", "修改账号"),
+        "cat_text_entry": ("type text", "输入文字"),
+        "cat_app_launch": ("open an app", "打开应用"),
+        "cat_settings_change": ("change a setting", "修改设置"),
+        "unknown_app": ("this app", "这个应用"),
+    },
+)
+
+
+def category_phrase(category: Category) -> Text:
+    return MSG[f"cat_{category.value}"]
+
+
+# --- keyword tables -----------------------------------------------------------------------------------
+# English entries are whole-word regex fragments; Chinese entries are plain substrings.
+
+
+@dataclass(frozen=True)
+class Keywords:
+    en: tuple[str, ...]
+    zh: tuple[str, ...]
+
+    def pattern(self) -> re.Pattern[str]:
+        parts = [rf"\b(?:{p})\b" for p in self.en] + [re.escape(z) for z in self.zh]
+        return re.compile("|".join(parts), re.IGNORECASE)
+
+
+CATEGORY_KEYWORDS: dict[Category, Keywords] = {
+    Category.TRANSFER: Keywords(
+        ("transfer", "send money", "wire", "remit", "red packet", "send red envelope"),
+        ("转账", "汇款", "红包", "打款", "转给"),
+    ),
+    Category.PAYMENT: Keywords(
+        ("pay", "pay now", "payment", "checkout", "check out", "top up", "recharge", "confirm payment", "pay \\S+"),
+        ("支付", "付款", "付钱", "买单", "充值", "收银台", "确认付款"),
+    ),
+    Category.PURCHASE: Keywords(
+        ("buy", "buy now", "purchase", "place order", "order now", "submit order", "subscribe", "book now",
+         "reserve", "add to cart and pay", "confirm order", "confirm booking"),
+        ("购买", "立即购买", "下单", "提交订单", "结算", "去结算", "订阅", "预订", "预定", "立即预订", "确认订单", "抢购"),
+    ),
+    Category.CALL: Keywords(
+        ("call", "dial", "voice call", "video call", "call back", "ring"),
+        ("拨打", "呼叫", "拨号", "打电话", "语音通话", "视频通话", "回拨"),
+    ),
+    Category.DELETE: Keywords(
+        ("delete", "remove", "erase", "clear all", "clear history", "discard", "trash", "move to trash"),
+        ("删除", "移除", "清空", "清除", "抹掉", "丢弃", "移到回收站"),
+    ),
+    Category.SHARE: Keywords(
+        ("share", "share location", "send location", "share contact", "share photo", "share file", "forward",
+         "nearby share"),
+        ("分享", "共享", "发送位置", "共享位置", "分享联系人", "转发", "发送名片"),
+    ),
+    Category.POST: Keywords(
+        ("post", "publish", "tweet", "upload", "comment"),
+        ("发布", "发表", "发帖", "上传", "发朋友圈", "评论"),
+    ),
+    Category.SEND: Keywords(
+        ("send", "send message", "reply", "submit", "send sms", "send email"),
+        ("发送", "回复", "发出", "提交", "发消息", "发短信", "发邮件"),
+    ),
+    Category.PERMISSION: Keywords(
+        ("allow", "grant", "while using the app", "only this time", "allow all the time", "allow access",
+         "give access", "authorize", "authorise"),
+        ("允许", "授权", "始终允许", "仅在使用中允许", "仅使用期间允许", "本次允许", "同意授权"),
+    ),
+    Category.UNINSTALL: Keywords(("uninstall", "remove app", "delete app"), ("卸载", "删除应用")),
+    Category.INSTALL: Keywords(("install", "get app", "update app"), ("安装", "下载应用", "获取应用")),
+    Category.ACCOUNT: Keywords(
+        ("sign out", "log out", "logout", "sign in", "log in", "delete account", "remove account",
+         "change password", "reset password", "switch account", "add account", "close account"),
+        ("退出登录", "登录", "注销", "删除账号", "删除帐号", "修改密码", "重置密码", "切换账号", "添加账号", "退出账号"),
+    ),
+    Category.SECURITY: Keywords(
+        ("two-factor", "2-step verification", "unknown sources", "install unknown apps", "developer options",
+         "usb debugging", "device admin", "find my device", "turn off protection", "disable protection"),
+        ("两步验证", "未知来源", "安装未知应用", "开发者选项", "USB调试", "设备管理", "查找设备", "关闭保护"),
+    ),
+}
+# Order matters: the first category that matches names the action (transfer before send, uninstall
+# before install and delete).
+CATEGORY_ORDER: tuple[Category, ...] = (
+    Category.TRANSFER, Category.PAYMENT, Category.PURCHASE, Category.UNINSTALL, Category.INSTALL,
+    Category.CALL, Category.DELETE, Category.SHARE, Category.POST, Category.SEND, Category.ACCOUNT,
+    Category.SECURITY, Category.PERMISSION,
+)
+_CATEGORY_RE = {c: CATEGORY_KEYWORDS[c].pattern() for c in CATEGORY_ORDER}
+
+# Screen headings that make the whole screen sensitive (for toggles and generic OK buttons on it).
+SCREEN_CONTEXT_KEYWORDS: dict[Category, Keywords] = {
+    Category.TRANSFER: Keywords(("transfer", "send money"), ("转账", "汇款", "红包")),
+    Category.PAYMENT: Keywords(("payment", "pay", "checkout", "total", "amount due", "order total"),
+                               ("支付", "付款", "收银台", "合计", "实付", "应付", "金额")),
+    Category.PURCHASE: Keywords(("place order", "your order", "booking", "purchase", "cart"),
+                                ("订单", "预订", "购物车", "下单")),
+    Category.DELETE: Keywords(("delete", "remove", "erase"), ("删除", "移除", "清空")),
+    Category.SEND: Keywords(("send", "new message", "compose"), ("发送", "新消息", "写邮件")),
+    Category.CALL: Keywords(("call", "dial"), ("拨打", "呼叫")),
+    Category.SHARE: Keywords(("share", "share location"), ("分享", "共享位置")),
+    Category.PERMISSION: Keywords(("permission", "permissions", "access your", "allow .{1,40} to"),
+                                  ("权限", "访问你的", "允许.{0,20}访问")),
+    Category.INSTALL: Keywords(("install",), ("安装",)),
+    Category.UNINSTALL: Keywords(("uninstall",), ("卸载",)),
+    Category.SECURITY: Keywords(("security", "privacy", "screen lock", "lock screen", "password", "fingerprint",
+                                 "face unlock", "encryption", "device admin"),
+                                ("安全", "隐私", "锁屏", "屏幕锁定", "密码", "指纹", "面部解锁", "人脸", "加密")),
+    Category.ACCOUNT: Keywords(("account", "accounts", "sign in", "profile"), ("账号", "帐号", "账户", "帐户", "登录")),
+}
+_CONTEXT_RE = {c: k.pattern() for c, k in SCREEN_CONTEXT_KEYWORDS.items()}
+_CONTEXT_ORDER: tuple[Category, ...] = (
+    Category.TRANSFER, Category.PAYMENT, Category.PURCHASE, Category.UNINSTALL, Category.INSTALL,
+    Category.DELETE, Category.CALL, Category.SHARE, Category.SEND, Category.PERMISSION, Category.SECURITY,
+    Category.ACCOUNT,
+)
+
+# Generic buttons whose meaning comes from the screen they are on.
+_GENERIC_CONFIRM_RE = re.compile(
+    r"^\s*(?:ok|okay|yes|confirm|continue|next|done|submit|proceed|agree|accept|i agree|got it|sure|apply|save|"
+    r"turn on|turn off|enable|disable|on|off|确定|确认|好|好的|是|继续|下一步|完成|同意|接受|提交|应用|保存|开启|关闭|打开)\s*[.!。！]?\s*$",
+    re.IGNORECASE,
+)
+# Buttons that back out: never sensitive, even inside a sensitive dialog. Checked before anything else,
+# because "不允许" contains "允许" and "Don't allow" contains "allow".
+_DECLINE_RE = re.compile(
+    r"^\s*(?:cancel|no|no thanks|not now|deny|don'?t allow|do not allow|decline|reject|close|back|later|skip|dismiss|"
+    r"取消|不|否|不允许|拒绝|禁止|关闭窗口|返回|以后再说|暂不|跳过|稍后)\s*[.!。！]?\s*$",
+    re.IGNORECASE,
+)
+_FACTORY_RESET_RE = re.compile(
+    r"factory (?:data )?reset|erase all data|reset (?:the )?phone|reset to factory|wipe (?:the )?(?:phone|device|data)"
+    r"|恢复出厂|出厂设置|清除所有数据|抹掉所有|重置手机|清除全部数据",
+    re.IGNORECASE,
+)
+_LOCK_CONTEXT_RE = re.compile(r"screen lock|lock screen|锁屏|屏幕锁定|锁屏方式", re.IGNORECASE)
+_LOCK_OFF_LABEL_RE = re.compile(
+    r"^\s*(?:none|swipe|off|no lock|无|滑动|关闭|无密码|不锁屏)\s*$|remove (?:screen lock|password|pin|pattern)"
+    r"|turn off (?:screen lock|password|pin)|disable (?:screen lock|lock screen)|关闭锁屏|取消锁屏|移除锁屏|关闭屏幕锁定",
+    re.IGNORECASE,
+)
+_EXPORT_RE = re.compile(r"\b(?:export|back ?up|download all|export all|share all|select all)\b|导出|备份|全选|全部分享", re.IGNORECASE)
+_BULK_SUBJECT_RE = re.compile(
+    r"\b(?:contacts?|messages?|chats?|chat history|sms|conversations?|address book)\b|联系人|通讯录|短信|消息|聊天记录",
+    re.IGNORECASE,
+)
+_SECRET_FIELD_RE = re.compile(
+    r"password|passcode|\bpin\b|\bpin code\b|one[- ]time|\botp\b|verification code|security code|\bcvv\b|\bcvc\b"
+    r"|2fa|auth(?:entication)? code|sms code|密码|验证码|校验码|动态码|口令|支付密码|安全码",
+    re.IGNORECASE,
+)
+_SEARCH_FIELD_RE = re.compile(r"search|find|搜索|查找|url|address bar|网址", re.IGNORECASE)
+_DIGITS_RUN_RE = re.compile(r"(?<!\d)\d{4,8}(?!\d)")
+_CARD_RE = re.compile(r"(?<!\d)(?:\d[ -]?){13,19}(?!\d)")
+_CODE_WORDS_RE = re.compile(r"code|password|passcode|\bpin\b|otp|验证码|密码|校验码|动态码", re.IGNORECASE)
+
+# A label longer than this is a sentence (data, maybe an injection), not a heading or a button.
+MAX_CONTEXT_LABEL = 40
+
+
+def _words(el: UIElement) -> str:
+    """The element's own words: text, description and the words of its resource-id."""
+    rid = el.resource_id.rsplit("/", 1)[-1]
+    rid_words = re.sub(r"[^0-9A-Za-z]+", " ", rid)
+    return " ".join(p for p in (el.text, el.content_desc, rid_words) if p)
+
+
+def _short(label: str) -> bool:
+    cjk = sum(1 for ch in label if "\u3400" <= ch <= "\u9fff")
+    limit = MAX_CONTEXT_LABEL // 2 if cjk > len(label) / 2 else MAX_CONTEXT_LABEL
+    return 0 < len(label.strip()) <= limit
+
+
+def context_labels(observation: Observation) -> tuple[str, ...]:
+    """The short labels on screen (headings, buttons, dialog titles): the only screen text used as context."""
+    if not observation.elements:
+        return ()
+    return tuple(e.label.strip() for e in observation.elements if e.label and _short(e.label))
+
+
+def classify_label(text: str) -> Category | None:
+    """The sensitive category a button or item label names, or None."""
+    if not text or _DECLINE_RE.match(text):
+        return None
+    for category in CATEGORY_ORDER:
+        if _CATEGORY_RE[category].search(text):
+            return category
+    return None
+
+
+def classify_context(labels: Iterable[str]) -> Category | None:
+    """The sensitive category a screen's short labels point to, or None."""
+    joined = "\n".join(labels)
+    for category in _CONTEXT_ORDER:
+        if _CONTEXT_RE[category].search(joined):
+            return category
+    return None
+
+
+@dataclass(frozen=True)
+class GateContext:
+    """What the gate knows besides the action and the screen.
+
+    `allowed_apps`: the caregiver's allowed packages; empty means deny-all (safe default), None is not
+    accepted. `always_confirm`: categories the caregiver wants confirmed on top of the mandatory floor.
+    `app_labels`: package -> label in both languages if known (to name apps and to match launcher
+    icons). `declined`: action signatures the user already said no to in this run.
+    """
+
+    allowed_apps: frozenset[str] = frozenset()
+    always_confirm: frozenset[Category] = frozenset()
+    app_labels: Mapping[str, str] = field(default_factory=dict)
+    shell_packages: frozenset[str] = DEFAULT_SHELL_PACKAGES
+    declined: frozenset[str] = frozenset()
+    lang: str = "en"
+
+    def is_allowed_package(self, package: str) -> bool:
+        return bool(package) and (package in self.allowed_apps or package in self.shell_packages)
+
+    def label_of(self, package: str) -> str:
+        return self.app_labels.get(package) or package or MSG["unknown_app"].get(self.lang)
+
+    def resolve_app(self, name: str) -> str | None:
+        """A package for an app name or package as the model wrote it; None if unknown."""
+        name = name.strip()
+        if name in self.app_labels or name in self.allowed_apps or name in self.shell_packages:
+            return name
+        lowered = name.casefold()
+        for package, label in self.app_labels.items():
+            if label.casefold() == lowered or package.casefold() == lowered:
+                return package
+        return None
+
+
+def action_signature(action: Action, observation: Observation | None = None) -> str:
+    """A stable identity for 'the same action on the same thing' (loop guard, declined actions)."""
+    target = ""
+    if observation is not None and action.point is not None:
+        el = observation.element_at(*action.point)
+        if el is not None:
+            target = f"{el.resource_id}|{el.label}"
+    fields = action.to_dict()
+    if target:
+        # Pointing at the same element a few pixels apart is still the same action.
+        fields.pop("x", None)
+        fields.pop("y", None)
+    return f"{sorted(fields.items())}@{target}"
+
+
+@dataclass(frozen=True)
+class SafetyGate:
+    """The rule table. Construct once; `check` is pure."""
+
+    def check(self, action: Action, observation: Observation, context: GateContext) -> Decision:
+        """ALLOW / CONFIRM / DENY for one action on one screen. Never lowered by anything the model says."""
+        lang_app = context.label_of(observation.foreground)
+        # Speech first: output/call_user/finish change nothing on the phone, but must not read secrets.
+        if action.kind in (ActionKind.OUTPUT, ActionKind.CALL_USER, ActionKind.FINISH):
+            if action.text and _contains_secret(action.text, observation):
+                return _d(Verdict.DENY, Rule.DENY_SECRET_SPEECH, MSG["secret_speech"])
+            return _d(Verdict.ALLOW, Rule.ALLOW_PASSIVE, MSG["passive"])
+        if action.kind is ActionKind.WAIT:
+            return _d(Verdict.ALLOW, Rule.ALLOW_PASSIVE, MSG["passive"])
+        if observation.is_secure:
+            return _d(Verdict.DENY, Rule.HANDOVER_SECURE_SCREEN, MSG["secure_screen"])
+        if observation.is_locked:
+            return _d(Verdict.DENY, Rule.HANDOVER_LOCKED, MSG["locked"])
+        signature = action_signature(action, observation)
+        if signature in context.declined:
+            return _d(Verdict.DENY, Rule.DENY_USER_DECLINED, MSG["user_declined"])
+        if action.kind is ActionKind.BUTTON_PRESS and action.button in (Button.BACK, Button.HOME, Button.RECENTS):
+            return _d(Verdict.ALLOW, Rule.ALLOW_NAVIGATION, MSG["navigation"])
+        if action.kind is ActionKind.CLOSE_APP:
+            return _d(Verdict.ALLOW, Rule.ALLOW_NAVIGATION, MSG["navigation"])
+        if action.kind is ActionKind.OPEN_APP:
+            return self._open_app(action, context)
+        # Everything below acts inside the foreground app.
+        if observation.foreground and not context.is_allowed_package(observation.foreground):
+            return _d(Verdict.DENY, Rule.DENY_OUTSIDE_ALLOWED, MSG["outside_allowed"].format(app=lang_app),
+                      package=observation.foreground)
+        if action.point is not None and not observation.in_bounds(*action.point):
+            return _d(Verdict.DENY, Rule.DENY_OFF_SCREEN, MSG["off_screen"])
+        if action.kind is ActionKind.TYPE:
+            return self._type(action, observation, context)
+        if action.kind is ActionKind.BUTTON_PRESS:
+            if action.button is Button.ENTER:
+                return self._enter(observation, context)
+            return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
+        if action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.LONG_PRESS):
+            return self._tap(action, observation, context)
+        # Scroll and drag move content; a drag could also move an item, which is not sensitive by itself.
+        return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
+
+    # --- per-kind rules -------------------------------------------------------------------------------
+
+    def _open_app(self, action: Action, context: GateContext) -> Decision:
+        assert action.app is not None
+        package = context.resolve_app(action.app)
+        if package is None or not context.is_allowed_package(package):
+            shown = context.app_labels.get(package or "", action.app)
+            return _d(Verdict.DENY, Rule.DENY_APP_NOT_ALLOWED, MSG["app_not_allowed"].format(app=shown),
+                      package=package or action.app)
+        if Category.APP_LAUNCH in context.always_confirm:
+            return _d(Verdict.CONFIRM, Rule.CONFIRM_CAREGIVER,
+                      _fill(MSG["confirm_caregiver"], Category.APP_LAUNCH, context.label_of(package)),
+                      category=Category.APP_LAUNCH, package=package, app=context.label_of(package))
+        return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"], package=package)
+
+    def _tap(self, action: Action, observation: Observation, context: GateContext) -> Decision:
+        assert action.point is not None
+        target = observation.element_at(*action.point)
+        app = context.label_of(observation.foreground)
+        labels = context_labels(observation)
+        own = _words(target) if target is not None else ""
+        # Launcher icons of apps outside the allowed set.
+        if target is not None:
+            package = _app_for_label(target.label, context)
+            if package is not None and not context.is_allowed_package(package):
+                return _d(Verdict.DENY, Rule.DENY_APP_NOT_ALLOWED,
+                          MSG["app_not_allowed"].format(app=context.label_of(package)), package=package)
+        never = _never_rule(own, labels, target)
+        if never is not None:
+            return never
+        if target is not None and _DECLINE_RE.match(target.label or ""):
+            return _d(Verdict.ALLOW, Rule.ALLOW_DECLINE_BUTTON, MSG["decline"])
+        category = classify_label(own) if own else None
+        if category is not None:
+            return _confirm(Rule.CONFIRM_TARGET, category, app, target)
+        # A generic button, a toggle or an unlabeled spot on a sensitive screen takes the screen's meaning.
+        generic = target is None or not target.label or bool(_GENERIC_CONFIRM_RE.match(target.label)) or target.checkable
+        if generic:
+            screen = classify_context(labels)
+            if screen is not None:
+                return _confirm(Rule.CONFIRM_CONTEXT, screen, app, target)
+            if target is not None and target.checkable and Category.SETTINGS_CHANGE in context.always_confirm:
+                return _caregiver(Category.SETTINGS_CHANGE, app, target)
+        return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
+
+    def _type(self, action: Action, observation: Observation, context: GateContext) -> Decision:
+        text = action.text or ""
+        field_el = observation.focused_element()
+        app = context.label_of(observation.foreground)
+        if field_el is not None and (field_el.password or _SECRET_FIELD_RE.search(_words(field_el))):
+            return _d(Verdict.DENY, Rule.HANDOVER_SECRET_FIELD, MSG["secret_field"])
+        if _looks_secret(text, observation):
+            return _d(Verdict.DENY, Rule.HANDOVER_SECRET_FIELD, MSG["secret_field"])
+        if text.endswith("\n"):
+            decision = self._enter(observation, context)
+            if decision.verdict is not Verdict.ALLOW:
+                return decision
+        if Category.TEXT_ENTRY in context.always_confirm:
+            return _caregiver(Category.TEXT_ENTRY, app, field_el)
+        return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
+
+    def _enter(self, observation: Observation, context: GateContext) -> Decision:
+        field_el = observation.focused_element()
+        app = context.label_of(observation.foreground)
+        if field_el is not None and _SEARCH_FIELD_RE.search(_words(field_el)):
+            return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
+        # Enter sends when the screen offers a send/post/reply button next to the field.
+        for label in context_labels(observation):
+            category = classify_label(label)
+            if category in (Category.SEND, Category.POST, Category.TRANSFER, Category.PAYMENT):
+                return _d(Verdict.CONFIRM, Rule.CONFIRM_SEND_TEXT, MSG["confirm_send_text"].format(app=app),
+                          category=category, app=app)
+        return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
+
+
+# --- helpers -------------------------------------------------------------------------------------------
+
+
+def _d(verdict: Verdict, rule: Rule, reason: Text, **details: object) -> Decision:
+    return Decision(verdict, str(rule), reason, dict(details))
+
+
+def _fill(template: Text, category: Category, app: str) -> Text:
+    phrase = category_phrase(category)
+    return Text(template.en.format(what=phrase.en, app=app), template.zh.format(what=phrase.zh, app=app))
+
+
+def _confirm(rule: Rule, category: Category, app: str, target: UIElement | None) -> Decision:
+    key = "confirm_target" if rule is Rule.CONFIRM_TARGET else "confirm_context"
+    return Decision(Verdict.CONFIRM, str(rule), _fill(MSG[key], category, app),
+                    {"category": category, "app": app, "target": target.label if target is not None else ""})
+
+
+def _caregiver(category: Category, app: str, target: UIElement | None) -> Decision:
+    return Decision(Verdict.CONFIRM, str(Rule.CONFIRM_CAREGIVER), _fill(MSG["confirm_caregiver"], category, app),
+                    {"category": category, "app": app, "target": target.label if target is not None else ""})
+
+
+def _never_rule(own: str, labels: tuple[str, ...], target: UIElement | None) -> Decision | None:
+    """The DENY rules that no confirmation can unlock."""
+    screen = "\n".join(labels)
+    label = target.label if target is not None else ""
+    generic = not label or bool(_GENERIC_CONFIRM_RE.match(label)) or bool(re.search(r"reset|erase|重置|清除|抹掉", label, re.I))
+    if _FACTORY_RESET_RE.search(own) or (generic and _FACTORY_RESET_RE.search(screen) and not _DECLINE_RE.match(label)):
+        return _d(Verdict.DENY, Rule.DENY_FACTORY_RESET, MSG["factory_reset"])
+    if _LOCK_OFF_LABEL_RE.search(own) and (_LOCK_CONTEXT_RE.search(screen) or _LOCK_CONTEXT_RE.search(own)):
+        return _d(Verdict.DENY, Rule.DENY_DISABLE_LOCK, MSG["disable_lock"])
+    if (target is not None and target.checkable and target.checked and _LOCK_CONTEXT_RE.search(own)):
+        return _d(Verdict.DENY, Rule.DENY_DISABLE_LOCK, MSG["disable_lock"])
+    if _EXPORT_RE.search(own) and (_BULK_SUBJECT_RE.search(own) or _BULK_SUBJECT_RE.search(screen)):
+        return _d(Verdict.DENY, Rule.DENY_BULK_EXPORT, MSG["bulk_export"])
+    return None
+
+
+def _app_for_label(label: str, context: GateContext) -> str | None:
+    """The package whose launcher label this is (exact match only: an icon's label is the app's name)."""
+    if not label:
+        return None
+    lowered = label.strip().casefold()
+    for package, app_label in context.app_labels.items():
+        if app_label.strip().casefold() == lowered:
+            return package
+    return None
+
+
+def _looks_secret(text: str, observation: Observation) -> bool:
+    """Typed text that is a code or card number on a screen asking for one."""
+    compact = text.strip()
+    if _CARD_RE.fullmatch(compact) and _luhn(re.sub(r"\D", "", compact)):
+        return True
+    if _DIGITS_RUN_RE.fullmatch(compact):
+        screen = "\n".join(context_labels(observation))
+        return bool(_SECRET_FIELD_RE.search(screen))
+    return False
+
+
+def _contains_secret(text: str, observation: Observation) -> bool:
+    """A spoken message that carries a code: digits next to code words, in the message or on screen."""
+    if not _DIGITS_RUN_RE.search(text):
+        return False
+    if _CODE_WORDS_RE.search(text):
+        return True
+    # The model may quote a code without naming it; the screen (an SMS "your code is 123456") names it.
+    codes = set(_DIGITS_RUN_RE.findall(text))
+    for line in observation.screen_text.splitlines():
+        if _CODE_WORDS_RE.search(line) and codes & set(_DIGITS_RUN_RE.findall(line)):
+            return True
+    return False
+
+
+def _luhn(digits: str) -> bool:
+    if not 13 <= len(digits) <= 19:
+        return False
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2 == 1:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+# --- after the action and before a confirmed dispatch --------------------------------------------------
+
+
+def screen_handover(observation: Observation) -> Decision:
+    """The hand-over decision for a screen the assistant must not act on (secure or locked)."""
+    if observation.is_secure:
+        return _d(Verdict.DENY, Rule.HANDOVER_SECURE_SCREEN, MSG["secure_screen"])
+    return _d(Verdict.DENY, Rule.HANDOVER_LOCKED, MSG["locked"])
+
+
+def foreground_allowed(package: str, context: GateContext) -> bool:
+    """Whether the run may stay in this foreground app (the check after every action)."""
+    return not package or context.is_allowed_package(package)
+
+
+def target_changed(action: Action, before: Observation, after: Observation) -> bool:
+    """Whether the thing a confirmed action aims at is no longer the same (overlay, moved button, other app).
+
+    Compared on the UI tree: the element under the point (label, id, bounds within 8 px), the focused
+    field for typing and the foreground app for everything.
+    """
+    if before.foreground != after.foreground or after.is_secure != before.is_secure:
+        return True
+    if action.point is not None:
+        a, b = before.element_at(*action.point), after.element_at(*action.point)
+        if (a is None) != (b is None):
+            return True
+        if a is not None and b is not None:
+            if (a.label, a.resource_id, a.package) != (b.label, b.resource_id, b.package):
+                return True
+            if max(abs(p - q) for p, q in zip(a.bounds, b.bounds, strict=True)) > 8:
+                return True
+        return False
+    if action.kind in (ActionKind.TYPE, ActionKind.BUTTON_PRESS):
+        a, b = before.focused_element(), after.focused_element()
+        if (a is None) != (b is None):
+            return True
+        return a is not None and b is not None and (a.resource_id, a.bounds) != (b.resource_id, b.bounds)
+    return False
