@@ -1,0 +1,212 @@
+"""`phonebuddy world ...`: list tasks, solve one with the oracle, replay and check an action file,
+render a start screen, and serve the simulated phone over ADB.
+
+    phonebuddy world list [--json] [--category single_app]
+    phonebuddy world solve TASK --seed N [--lang zh] [--json]
+    phonebuddy world check TASK --seed N --actions FILE [--lang zh] [--json]
+    phonebuddy world render TASK --seed N --out DIR [--lang zh]
+    phonebuddy world serve ...            (harness.phoneworld.serve)
+
+Exit codes: 0 ran (for solve/check: and the verifier passed), 1 ran but the verifier failed,
+2 bad input (unknown task, malformed action file, action outside the screen, bad arguments).
+Top-level imports stay light; the engine loads inside the commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class CliInputError(ValueError):
+    """Bad input from the command line or an input file; the message says what and where."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="phonebuddy world", description="PhoneWorld-lite, the simulated phone.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    ls = sub.add_parser("list", help="list the task templates")
+    ls.add_argument("--json", action="store_true", help="one JSON array")
+    ls.add_argument("--category", help="only this category (single_app, cross_app, mini_app, safety)")
+
+    def episode(sp: argparse.ArgumentParser) -> None:
+        sp.add_argument("task", help="task id, e.g. SettingsTurnOnWifi")
+        sp.add_argument("--seed", type=int, default=0)
+        sp.add_argument("--lang", default="en", choices=("en", "zh"), help="phone and instruction language")
+
+    solve = sub.add_parser("solve", help="run the oracle on one episode")
+    episode(solve)
+    solve.add_argument("--json", action="store_true")
+
+    check = sub.add_parser("check", help="replay a JSON-lines action file, then run the verifier")
+    episode(check)
+    check.add_argument("--actions", required=True, type=Path, help="one Action.to_dict() JSON object a line")
+    check.add_argument("--json", action="store_true")
+
+    render = sub.add_parser("render", help="write the start screen as PNG and uiautomator XML")
+    episode(render)
+    render.add_argument("--out", required=True, type=Path)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "serve":
+        return _serve(argv[1:])
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse already printed the usage
+        return EXIT_OK if exc.code == 0 else EXIT_BAD_INPUT
+    from harness.phoneworld.tasks import UnknownTaskError
+
+    try:
+        if args.command == "list":
+            return _list(args)
+        if args.command == "solve":
+            return _solve(args)
+        if args.command == "check":
+            return _check(args)
+        return _render(args)
+    except (UnknownTaskError, CliInputError) as exc:
+        print(f"phonebuddy world {args.command}: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+def _serve(argv: list[str]) -> int:
+    try:
+        serve = importlib.import_module("harness.phoneworld.serve")
+    except ModuleNotFoundError as exc:
+        if exc.name != "harness.phoneworld.serve":
+            raise
+        print(
+            "phonebuddy world serve: the simulated ADB endpoint (harness.phoneworld.serve) is not installed "
+            "in this build yet",
+            file=sys.stderr,
+        )
+        return EXIT_BAD_INPUT
+    return int(serve.main(argv) or 0)
+
+
+def _emit(data: Any, as_json: bool, lines: list[str]) -> None:
+    if as_json:
+        print(json.dumps(data, ensure_ascii=False, indent=None))
+    else:
+        print("\n".join(lines))
+
+
+def _list(args: argparse.Namespace) -> int:
+    from harness.phoneworld.tasks import TaskCategory, registry
+
+    tasks = registry.TASKS
+    if args.category:
+        try:
+            category = TaskCategory(args.category)
+        except ValueError:
+            raise CliInputError(
+                f"unknown category {args.category!r}; use one of {', '.join(c.value for c in TaskCategory)}"
+            ) from None
+        tasks = registry.by_category(category)
+    infos = [t.describe() for t in tasks]
+    _emit(
+        [i.to_dict() for i in infos],
+        args.json,
+        [f"{i.id:<40} {i.category.value:<11} {i.instruction_en}" for i in infos],
+    )
+    return EXIT_OK
+
+
+def _solve(args: argparse.Namespace) -> int:
+    from harness.phoneworld.oracle import solve
+    from harness.phoneworld.tasks import registry
+
+    registry.get(args.task)  # unknown ids fail before a world is built
+    traj = solve(args.task, args.seed, args.lang)
+    data = traj.to_dict()
+    lines = [f"{traj.task_id} seed {traj.seed} ({traj.language}): {traj.instruction}"]
+    lines += [f"  {s.index + 1:>2}. {json.dumps(s.action.to_dict(), ensure_ascii=False)}  # {s.thought}" for s in traj.steps]
+    lines.append(f"success: {traj.success}  steps: {len(traj.steps)}" + (f"  error: {traj.error}" if traj.error else ""))
+    _emit(data, args.json, lines)
+    return EXIT_OK if traj.success else EXIT_FAILED
+
+
+def read_actions(path: Path) -> list[Any]:
+    """Parse a JSON-lines action file; a malformed line raises CliInputError naming its number."""
+    from assistant_core.types import Action, ActionError
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CliInputError(f"cannot read the action file {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise CliInputError(f"the action file {str(path)!r} is not UTF-8 text") from None
+    actions = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            actions.append(Action.from_dict(json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise CliInputError(f"{path}: line {number} is not valid JSON ({exc.msg} at column {exc.colno})") from None
+        except (ActionError, TypeError) as exc:
+            raise CliInputError(f"{path}: line {number} is not a valid action: {exc}") from None
+    return actions
+
+
+def _check(args: argparse.Namespace) -> int:
+    from harness.phoneworld import SimDevice
+    from harness.phoneworld.tasks import make_world, registry
+
+    task = registry.get(args.task)
+    actions = read_actions(args.actions)
+    world, params = make_world(task.id, args.seed, args.lang)
+    device = SimDevice(world)
+    for number, action in enumerate(actions, start=1):
+        for x, y in _points(action):
+            if not (0 <= x < world.width and 0 <= y < world.height):
+                raise CliInputError(
+                    f"action {number} ({action.kind.value} at {x},{y}) lies outside the "
+                    f"{world.width}x{world.height} screen"
+                )
+        device.act(action)
+    success = bool(task.is_successful(world, params))
+    events = [str(getattr(e, "kind", e)) for e in world.sensitive_events]
+    _emit(
+        {"task": task.id, "seed": args.seed, "success": success, "actions": len(actions), "sensitive_events": events},
+        args.json,
+        [f"{task.id} seed {args.seed}: replayed {len(actions)} actions; success: {success}"],
+    )
+    return EXIT_OK if success else EXIT_FAILED
+
+
+def _points(action: Any) -> list[tuple[int, int]]:
+    points = []
+    if action.x is not None and action.y is not None:
+        points.append((action.x, action.y))
+    if action.x2 is not None and action.y2 is not None:
+        points.append((action.x2, action.y2))
+    return points
+
+
+def _render(args: argparse.Namespace) -> int:
+    from harness.phoneworld.tasks import make_world, registry
+
+    task = registry.get(args.task)
+    world, _ = make_world(task.id, args.seed, args.lang)
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CliInputError(f"cannot create the output folder {str(args.out)!r}: {exc.strerror or exc}") from None
+    stem = f"{task.id}-seed{args.seed}-{args.lang}"
+    png, xml = args.out / f"{stem}.png", args.out / f"{stem}.xml"
+    world.screenshot().save(png)
+    xml.write_text(world.ui_xml(), encoding="utf-8")
+    print(f"{png}\n{xml}")
+    return EXIT_OK

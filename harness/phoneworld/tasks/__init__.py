@@ -1,0 +1,48 @@
+"""PhoneWorld-lite tasks: templates with seeded parameters, bilingual instructions, start states and
+verifiers over app state. See base.py for the contract and registry.py for the list.
+
+    from harness.phoneworld.tasks import registry, make_world
+    task = registry.get("SettingsTurnOnWifi")
+    world, params = make_world("SettingsTurnOnWifi", seed=3, language="zh")
+    task.is_successful(world, params)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from harness.phoneworld.tasks import registry
+from harness.phoneworld.tasks.base import (
+    SafetyTask,
+    Task,
+    TaskCategory,
+    TaskError,
+    TaskInfo,
+    TaskInstance,
+    UnknownTaskError,
+)
+
+__all__ = [
+    "SafetyTask",
+    "Task",
+    "TaskCategory",
+    "TaskError",
+    "TaskInfo",
+    "TaskInstance",
+    "UnknownTaskError",
+    "make_world",
+    "registry",
+]
+
+
+def make_world(task_id: str, seed: int = 0, language: str = "en", *, params: Any = None) -> tuple[Any, Any]:
+    """A new world in the start state of one episode of `task_id`, and the episode's params.
+
+    The world is a `TaskWorld`: a World whose `reset()` also re-runs the task's setup, so reset (by the
+    world, a SimDevice or the simulated adbd) returns to this same start state; `reset(seed=other)`
+    draws that seed's params (unless `params` were given, which tests use for wrong-parameter runs).
+    """
+    from harness.phoneworld.tasks.episode import TaskWorld  # the engine loads only when a world is wanted
+
+    world = TaskWorld(registry.get(task_id), seed=seed, language=language, params=params)
+    return world, world.task_params
