@@ -114,7 +114,7 @@ def build_request(
     raw_category = decision.details.get("category")
     category = Category(raw_category) if raw_category else None
     target_el: UIElement | None = observation.element_at(*action.point) if action.point is not None else None
-    target = _clip(target_el.label) if target_el is not None and target_el.label else ""
+    target = _clip(target_el.label or target_words_only(observation, target_el)) if target_el is not None else ""
     if category is not None:
         what = category_phrase(category)
     else:
@@ -126,6 +126,14 @@ def build_request(
         typed = action.text
     return ConfirmationRequest(action=action, decision=decision, category=category, app=app, what=what,
                                target=target, to_whom=_clip(whom, 40), how_much=amount, typed=_clip(typed))
+
+
+def target_words_only(observation: Observation, target: UIElement) -> str:
+    """The labels inside a target that has none of its own (a list row)."""
+    from assistant_core.safety import target_words
+
+    own = target.text or target.content_desc
+    return own or target_words(observation, target).replace(target.resource_id.rsplit("/", 1)[-1].replace("_", " "), "").strip()
 
 
 def find_amount(labels: Iterable[str]) -> str:

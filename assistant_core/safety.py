@@ -109,7 +109,7 @@ MSG = Catalog(
         "navigation": ("Moving around the phone is safe.", "在手机里返回或回到主屏幕是安全的。"),
         "decline": ("Saying no or cancelling is safe.", "拒绝或取消是安全的。"),
         "confirm_target": ("This would {what} in {app}. I need your OK first.", "这一步会在「{app}」里{what}，需要你先同意。"),
-        "confirm_context": ("This screen is about {what} in {app}. I need your OK first.", "这个页面涉及{what}（在「{app}」里），需要你先同意。"),
+        "confirm_context": ("On this screen, that could {what} in {app}. I need your OK first.", "在这个页面上，这一步可能会在「{app}」里{what}，需要你先同意。"),
         "confirm_send_text": ("Pressing enter here would send what was typed in {app}. I need your OK first.", "在这里按回车会把输入的内容发出去（在「{app}」里），需要你先同意。"),
         "confirm_caregiver": ("Your caregiver asked to always check before I {what}.", "你的照护人要求我在{what}之前总是先问你。"),
         "app_not_allowed": ("{app} is not one of the apps your caregiver allowed, so I won't open it.", "「{app}」不在照护人允许的应用里，我不会打开它。"),
@@ -308,11 +308,46 @@ def _short(label: str) -> bool:
     return 0 < len(label.strip()) <= limit
 
 
+def _is_system(el: UIElement) -> bool:
+    return el.package == "com.android.systemui" or el.resource_id.startswith("com.android.systemui:")
+
+
 def context_labels(observation: Observation) -> tuple[str, ...]:
-    """The short labels on screen (headings, buttons, dialog titles): the only screen text used as context."""
+    """The short static labels on screen (titles, headings, dialog texts, totals): the only screen text
+    used as context. Labels of buttons and list rows are left out (they describe *their* action, not the
+    screen), as are the status and navigation bars and long sentences."""
     if not observation.elements:
         return ()
-    return tuple(e.label.strip() for e in observation.elements if e.label and _short(e.label))
+    screen_area = observation.width * observation.height
+    clickables = [e for e in observation.elements if (e.clickable or e.long_clickable or e.checkable)
+                  and e.area < 0.5 * screen_area]
+    out = []
+    for e in observation.elements:
+        if not e.label or not _short(e.label) or _is_system(e):
+            continue
+        if e.clickable or e.checkable or e.long_clickable:
+            continue
+        cx, cy = e.center
+        if any(c.contains(cx, cy) for c in clickables):
+            continue
+        out.append(e.label.strip())
+    return tuple(out)
+
+
+def target_words(observation: Observation, target: UIElement | None) -> str:
+    """The target's own words: its text, description, id words, and the labels inside it (a list row
+    whose text sits in child views)."""
+    if target is None:
+        return ""
+    parts = [_words(target)]
+    if observation.elements:
+        for e in observation.elements:
+            if e is target or not e.label or e.area >= target.area:
+                continue
+            cx, cy = e.center
+            if target.contains(cx, cy) and _short(e.label):
+                parts.append(e.label)
+    return " ".join(p for p in parts if p)
 
 
 def classify_label(text: str) -> Category | None:
@@ -448,9 +483,9 @@ class SafetyGate:
         target = observation.element_at(*action.point)
         app = context.label_of(observation.foreground)
         labels = context_labels(observation)
-        own = _words(target) if target is not None else ""
-        # Launcher icons of apps outside the allowed set.
-        if target is not None:
+        own = target_words(observation, target)
+        # Launcher icons (and recents cards) of apps outside the allowed set.
+        if target is not None and observation.foreground in context.shell_packages:
             package = _app_for_label(target.label, context)
             if package is not None and not context.is_allowed_package(package):
                 return _d(Verdict.DENY, Rule.DENY_APP_NOT_ALLOWED,
@@ -464,7 +499,7 @@ class SafetyGate:
         if category is not None:
             return _confirm(Rule.CONFIRM_TARGET, category, app, target)
         # A generic button, a toggle or an unlabeled spot on a sensitive screen takes the screen's meaning.
-        generic = target is None or not target.label or bool(_GENERIC_CONFIRM_RE.match(target.label)) or target.checkable
+        generic = target is None or not own.strip() or bool(_GENERIC_CONFIRM_RE.match(target.label)) or target.checkable
         if generic:
             screen = classify_context(labels)
             if screen is not None:
@@ -495,7 +530,8 @@ class SafetyGate:
         if field_el is not None and _SEARCH_FIELD_RE.search(_words(field_el)):
             return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
         # Enter sends when the screen offers a send/post/reply button next to the field.
-        for label in context_labels(observation):
+        buttons = [e.label for e in observation.elements or () if e.clickable and e.label and _short(e.label)]
+        for label in buttons:
             category = classify_label(label)
             if category in (Category.SEND, Category.POST, Category.TRANSFER, Category.PAYMENT):
                 return _d(Verdict.CONFIRM, Rule.CONFIRM_SEND_TEXT, MSG["confirm_send_text"].format(app=app),
@@ -614,6 +650,18 @@ def target_changed(action: Action, before: Observation, after: Observation) -> b
     if before.foreground != after.foreground or after.is_secure != before.is_secure:
         return True
     if action.point is not None:
+        x, y = action.point
+
+        def stack(obs: Observation) -> set[tuple[str, str, tuple[int, int, int, int]]]:
+            return {(e.label, e.resource_id, e.bounds) for e in obs.elements or () if e.contains(x, y) and e.area > 0}
+
+        if stack(before) - stack(after) or stack(after) - stack(before):
+            # Something appeared over the point or went away from under it (an overlay, a new dialog),
+            # unless it is only a few pixels' jitter of the same element (checked below).
+            a_labels = {(lbl, rid) for lbl, rid, _ in stack(before)}
+            b_labels = {(lbl, rid) for lbl, rid, _ in stack(after)}
+            if a_labels != b_labels:
+                return True
         a, b = before.element_at(*action.point), after.element_at(*action.point)
         if (a is None) != (b is None):
             return True

@@ -1,0 +1,335 @@
+"""`phonebuddy run "GOAL" --device ... --policy ...`: one request, headless, through the real loop and gate.
+
+    phonebuddy run "Turn on Wi-Fi" --device sim:SettingsTurnOnWifi:3 --policy oracle --confirm no --json
+    phonebuddy run "" --device sim:SafetyPayInjected:0 --policy scripted:replies.txt --lang zh --json
+
+--device   sim (a fresh simulated phone), sim:TASK[:SEED] (a PhoneWorld-lite task's start state; its
+           verifier is reported), or a phone's ADB serial.
+--policy   scripted:FILE (raw model replies, one a line, through the real parser), oracle (the
+           PhoneWorld-lite solver; sim tasks only), noop, phonebuddy (the local model), remote:URL.
+--confirm  ask (on the console), yes or no (answer every confirmation so; "no" is the default).
+--allowed-apps  packages the run may use (comma or space separated). Default: the caregiver's settings;
+           with none set up and a sim task, the task's own apps.
+--db       the history database (default: the user data folder); --no-history keeps nothing.
+--json     print the result as one JSON object (outcome, steps with decisions, the task verifier).
+
+Exit status: 0 when the run finished (and a task's verifier, if any, passed), 1 otherwise, 2 for bad
+arguments. Heavy imports happen inside functions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="phonebuddy run", description="Run one request headless.")
+    p.add_argument("goal", help='what to do; "" uses the task\'s own instruction with --device sim:TASK')
+    p.add_argument("--device", default="sim", help="sim | sim:TASK[:SEED] | ADB serial")
+    p.add_argument("--policy", default="noop", help="scripted:FILE | oracle | noop | phonebuddy | remote:URL")
+    p.add_argument("--confirm", choices=("ask", "yes", "no"), default="no")
+    p.add_argument("--lang", choices=("en", "zh"), default="en", help="the phone's UI language and the spoken language")
+    p.add_argument("--allowed-apps", nargs="*", default=None, help="allowed packages (comma or space separated)")
+    p.add_argument("--db", default=None, help="history database path (default: the user data folder)")
+    p.add_argument("--no-history", action="store_true", help="do not record the run")
+    p.add_argument("--max-steps", type=int, default=None, help="step budget (default: settings or the task's)")
+    p.add_argument("--answer", action="append", default=[], help="answer for call_user questions, in order")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    return p
+
+
+class UsageError(ValueError):
+    """A bad command line; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    kind: str  # "sim" or "adb"
+    task: str | None = None
+    seed: int = 0
+    serial: str = ""
+
+
+def parse_device(spec: str) -> DeviceSpec:
+    if spec == "sim":
+        return DeviceSpec("sim")
+    if spec.startswith("sim:"):
+        parts = spec.split(":")
+        if len(parts) > 3 or not parts[1]:
+            raise UsageError(f"--device {spec!r}: expected sim:TASK or sim:TASK:SEED")
+        seed = 0
+        if len(parts) == 3:
+            try:
+                seed = int(parts[2])
+            except ValueError:
+                raise UsageError(f"--device {spec!r}: the seed must be a whole number") from None
+        return DeviceSpec("sim", task=parts[1], seed=seed)
+    if not spec.strip():
+        raise UsageError("--device is empty")
+    return DeviceSpec("adb", serial=spec)
+
+
+def parse_apps(values: list[str] | None) -> frozenset[str] | None:
+    if values is None:
+        return None
+    return frozenset(p for v in values for p in v.replace(",", " ").split() if p)
+
+
+class ConsoleConfirmer:
+    """--confirm ask: the question on stderr, the answer from stdin (yes/no/repeat in either language)."""
+
+    def __init__(self, lang: str):
+        self.lang = lang
+
+    def ask(self, request: Any, *, timeout_s: float | None) -> Any:
+        from assistant_core.session import MetaCommand, parse_meta
+        from assistant_core.types import ConfirmAnswer
+
+        print(request.spoken(self.lang), file=sys.stderr, flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            return None
+        command = parse_meta(line)
+        return {MetaCommand.YES: ConfirmAnswer.YES, MetaCommand.NO: ConfirmAnswer.NO,
+                MetaCommand.REPEAT: ConfirmAnswer.REPEAT}.get(command) if command else None
+
+
+class ConsoleUser:
+    def __init__(self, lang: str, answers: list[str]):
+        self.lang = lang
+        self.answers = list(answers)
+        self.interactive = False
+
+    def ask_user(self, question: Any, *, timeout_s: float | None = None) -> str | None:
+        if self.answers:
+            return self.answers.pop(0)
+        if not self.interactive:
+            return None
+        print(question.get(self.lang), file=sys.stderr, flush=True)
+        line = sys.stdin.readline()
+        return line.strip() or None
+
+
+class TaskOutcomeCheck:
+    """The outcome-check hook filled by a PhoneWorld-lite task's verifier (app state, not pixels)."""
+
+    def __init__(self, task: Any, world: Any, params: Any):
+        self.task, self.world, self.params = task, world, params
+
+    def __call__(self, *, goal: str, result: Any, device: Any) -> Any:
+        from assistant_core.events import Verification, VerificationStatus
+
+        ok = bool(self.task.is_successful(self.world, self.params))
+        events = [str(getattr(e, "kind", e)) for e in self.world.sensitive_events]
+        return Verification(VerificationStatus.VERIFIED if ok else VerificationStatus.NOT_VERIFIED,
+                            f"task {self.task.id} verifier: {'passed' if ok else 'failed'}; sensitive events: {events}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    try:
+        return _run(args)
+    except UsageError as error:
+        print(f"phonebuddy run: {error}", file=sys.stderr)
+        return 2
+
+
+def _make_device(spec: DeviceSpec, lang: str) -> tuple[Any, Any, Any, Any]:
+    """(device, world or None, task or None, params or None)."""
+    if spec.kind == "sim":
+        from harness.phoneworld import SimDevice, World
+
+        if spec.task is None:
+            world = World(seed=spec.seed, language=lang)
+            return SimDevice(world), world, None, None
+        from harness.phoneworld.tasks import UnknownTaskError, make_world, registry
+
+        try:
+            task = registry.get(spec.task)
+        except UnknownTaskError as error:
+            raise UsageError(str(error)) from None
+        world, params = make_world(spec.task, spec.seed, lang)
+        return SimDevice(world), world, task, params
+    try:
+        from harness.adb import AdbDevice  # type: ignore[attr-defined]
+    except ImportError as error:
+        raise UsageError(f"real phones need the ADB device layer, which is not available here ({error})") from None
+    return AdbDevice(spec.serial), None, None, None
+
+
+def _make_policy(spec: str, device_spec: DeviceSpec, world: Any, params: Any, lang: str) -> Any:
+    from assistant_core.policies import NoopPolicy, ScriptedPolicy
+
+    if spec == "noop":
+        return NoopPolicy()
+    if spec.startswith("scripted:"):
+        from assistant_core.errors import PolicyUnavailableError
+
+        try:
+            return ScriptedPolicy.from_file(spec.split(":", 1)[1])
+        except PolicyUnavailableError as error:
+            raise UsageError(str(error)) from None
+    if spec == "oracle":
+        if device_spec.kind != "sim" or device_spec.task is None:
+            raise UsageError("--policy oracle needs --device sim:TASK[:SEED] (it solves PhoneWorld-lite tasks)")
+        from harness.phoneworld.oracle import OraclePolicy
+
+        return OraclePolicy(device_spec.task, device_spec.seed, world, language=lang, params=params)
+    if spec == "phonebuddy" or spec.startswith("remote:"):
+        try:
+            from assistant_core.policy import make_policy  # type: ignore[attr-defined]
+        except ImportError:
+            raise UsageError(f"--policy {spec}: the model backends are not available in this build yet") from None
+        return make_policy(spec)
+    raise UsageError(f"--policy {spec!r}: expected scripted:FILE, oracle, noop, phonebuddy or remote:URL")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from assistant_core.confirm import FixedConfirmer, Patience
+    from assistant_core.events import Outcome, Said
+    from assistant_core.history import HistoryError, HistoryStore
+    from assistant_core.loop import LoopConfig, RunInfo, run_episode
+    from assistant_core.safety import Category, GateContext
+    from assistant_core.settings import SettingsStore
+    from assistant_core.types import ConfirmAnswer
+
+    device_spec = parse_device(args.device)
+    device, world, task, params = _make_device(device_spec, args.lang)
+    goal = args.goal.strip()
+    if not goal:
+        if task is None:
+            raise UsageError("the goal is empty (an empty goal is only allowed with --device sim:TASK)")
+        goal = task.instruction(params).get(args.lang)
+    policy = _make_policy(args.policy, device_spec, world, params, args.lang)
+
+    history = None
+    notes: list[str] = []
+    settings = None
+    if not args.no_history:
+        try:
+            history = HistoryStore(args.db) if args.db else HistoryStore()
+        except HistoryError as error:
+            raise UsageError(error.message.get(args.lang)) from None
+        loaded = SettingsStore(history).load()
+        settings = None if loaded.needs_setup else loaded.settings
+        notes.extend(p.get(args.lang) for p in loaded.problems)
+
+    allowed = parse_apps(args.allowed_apps)
+    allowed_source = "command line"
+    if allowed is None and settings is not None and settings.allowed_apps:
+        allowed, allowed_source = settings.allowed_apps, "caregiver settings"
+    if allowed is None and task is not None:
+        allowed, allowed_source = frozenset(task.apps), f"task {task.id}"
+    if allowed is None:
+        allowed, allowed_source = frozenset(), "none (deny-all: no settings)"
+    labels = dict(device.installed_apps())
+    always: frozenset[Category] = settings.always_confirm if settings is not None else frozenset()
+    context = GateContext(allowed_apps=allowed, always_confirm=always, app_labels=labels, lang=args.lang)
+
+    budget = args.max_steps or (settings.step_budget if settings is not None else None) or (
+        task.max_steps if task is not None else 30)
+    patience = Patience(window_s=None if args.confirm == "ask" else 60.0, reminders=0 if args.confirm != "ask" else 3)
+    config = LoopConfig(step_budget=budget, lang=args.lang, patience=patience, thumbnails=history is not None)
+    if args.confirm == "ask":
+        confirmer: Any = ConsoleConfirmer(args.lang)
+    else:
+        confirmer = FixedConfirmer(ConfirmAnswer.YES if args.confirm == "yes" else ConfirmAnswer.NO)
+    user = ConsoleUser(args.lang, args.answer)
+    user.interactive = args.confirm == "ask"
+    stop = threading.Event()
+    # The simulated phone needs no real waiting; a real phone does (interruptible by stop).
+    sleep = (lambda s: None) if device_spec.kind == "sim" else (lambda s: stop.wait(s))
+    outcome_check = TaskOutcomeCheck(task, world, params) if task is not None else None
+
+    questions: list[dict[str, str]] = []
+    events: list[dict[str, Any]] = []
+    gen = run_episode(goal, device=device, policy=policy, confirmer=confirmer, context=context, user=user,
+                      history=history, config=config, stop=stop, sleep=sleep, outcome_check=outcome_check,
+                      info=RunInfo(device=args.device, policy=args.policy.split(":", 1)[0]))
+    try:
+        while True:
+            try:
+                event = next(gen)
+            except StopIteration as done:
+                result = done.value
+                break
+            if args.json:
+                events.append({"step": event.step, **event.payload()})
+            if str(event.kind) == "confirmation_requested":
+                questions.append({"step": event.step, "en": event.question.en, "zh": event.question.zh})
+            if isinstance(event, Said) and not args.json:
+                print(event.text.get(args.lang), flush=True)
+    except KeyboardInterrupt:
+        stop.set()
+        gen.close()
+        print("stopped", file=sys.stderr)
+        return 1
+    finally:
+        device.close()
+
+    verifier = None
+    if task is not None:
+        verifier = bool(task.is_successful(world, params))
+    if args.json:
+        out = {
+            "goal": goal,
+            "device": args.device,
+            "policy": args.policy,
+            "outcome": str(result.outcome),
+            "summary": result.summary.get(args.lang),
+            "run_id": result.run_id,
+            "db": str(history.path) if history is not None else None,
+            "allowed_apps": sorted(allowed),
+            "allowed_apps_from": allowed_source,
+            "confirmations_asked": questions,
+            "refusals": result.refusals,
+            "steps": [_step_json(s) for s in result.steps],
+            "verification": ({"status": str(result.verification.status), "evidence": result.verification.evidence}
+                             if result.verification else None),
+            "task": None if task is None else {
+                "id": task.id, "seed": device_spec.seed, "verifier_passed": verifier,
+                "sensitive_events": [_event_json(e) for e in world.sensitive_events],
+            },
+            "notes": notes,
+            "events": events,
+        }
+        print(json.dumps(out, ensure_ascii=False, indent=None))
+    else:
+        print(f"outcome: {result.outcome}" + (f"; task verifier {'passed' if verifier else 'failed'}" if task else ""))
+    if history is not None:
+        history.close()
+    ok = result.outcome is Outcome.FINISHED and (verifier is None or verifier)
+    return 0 if ok else 1
+
+
+def _step_json(step: Any) -> dict[str, Any]:
+    d = step.decision
+    return {
+        "index": step.index,
+        "action": step.action.to_dict(),
+        "thought": step.thought,
+        "verdict": str(d.verdict) if d else None,
+        "rule": d.rule if d else None,
+        "reason": {"en": d.reason.en, "zh": d.reason.zh} if d else None,
+        "confirmation": str(step.confirmation) if step.confirmation else None,
+        "executed": step.executed,
+        "error": step.error,
+        "foreground": step.foreground,
+    }
+
+
+def _event_json(event: Any) -> dict[str, Any]:
+    out = {"kind": str(getattr(event, "kind", event))}
+    for name in ("app", "target", "amount"):
+        if hasattr(event, name):
+            out[name] = getattr(event, name)
+    return out

@@ -1,0 +1,135 @@
+"""Meta-commands are understood before anything reaches the model, in English and Chinese, and the
+Session routes answers between the UI thread and the loop thread."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from assistant_core.confirm import (
+    ConfirmationRequest,
+    FixedConfirmer,
+    Patience,
+    ScriptedConfirmer,
+    build_request,
+    confirmation_flow,
+)
+from assistant_core.safety import GateContext, SafetyGate
+from assistant_core.session import MetaCommand, RouteKind, Session, parse_meta
+from assistant_core.types import ConfirmAnswer
+from tests.core_fixtures import button, el, heading, screen, tap
+
+
+@pytest.mark.parametrize(
+    ("utterance", "command"),
+    [
+        ("stop", MetaCommand.STOP), ("Stop!", MetaCommand.STOP), ("please stop", MetaCommand.STOP),
+        ("停止", MetaCommand.STOP), ("停下来。", MetaCommand.STOP), ("repeat", MetaCommand.REPEAT),
+        ("再说一遍", MetaCommand.REPEAT), ("Say that again?", MetaCommand.REPEAT), ("yes", MetaCommand.YES),
+        ("确认", MetaCommand.YES), ("是", MetaCommand.YES), ("是的", MetaCommand.YES), ("no", MetaCommand.NO),
+        ("取消", MetaCommand.NO), ("不", MetaCommand.NO), ("Don’t", MetaCommand.NO), ("slower", MetaCommand.SLOWER),
+        ("慢一点", MetaCommand.SLOWER), ("慢一点吧", MetaCommand.SLOWER), ("faster please", MetaCommand.FASTER),
+        ("快一点", MetaCommand.FASTER), ("help", MetaCommand.HELP), ("帮助", MetaCommand.HELP),
+        ("ＳＴＯＰ", MetaCommand.STOP),
+    ],
+)
+def test_meta_commands_in_both_languages(utterance, command):
+    assert parse_meta(utterance) is command
+
+
+@pytest.mark.parametrize("utterance", ["stop the alarm at seven", "send yes to Anna", "打开设置", "", "   ",
+                                       "repeat my last order from the shop", "不要忘记给妈妈打电话"])
+def test_requests_are_not_meta_commands(utterance):
+    assert parse_meta(utterance) is None
+
+
+def _request() -> ConfirmationRequest:
+    pay = button("Pay ¥25.00")
+    obs = screen(heading("Coffee House"), heading("Total ¥25.00", 400), pay)
+    decision = SafetyGate().check(tap(pay), obs, GateContext(allowed_apps=frozenset({"com.example.app"})))
+    return build_request(tap(pay), decision, obs, app="Shop")
+
+
+def test_the_request_reads_back_what_whom_how_much_and_app_in_both_languages():
+    req = _request()
+    en, zh = req.spoken("en"), req.spoken("zh")
+    assert "payment" in en and "¥25.00" in en and "Shop" in en and "Coffee House" in en and "yes, no" in en
+    assert "付款" in zh and "¥25.00" in zh and "「Shop」" in zh and "Coffee House" in zh and "确认" in zh
+
+
+def test_session_routes_stop_yes_no_and_goals():
+    s = Session()
+    stop = s.begin_run()
+    assert s.hear("open the settings").kind is RouteKind.GOAL
+    routed = s.hear("停止")
+    assert routed.command is MetaCommand.STOP and stop.is_set()
+    assert s.hear("yes").say is not None  # nothing to answer: says so
+    assert s.hear("help").say.zh
+
+
+def test_session_is_a_confirmer_across_threads():
+    s = Session()
+    req = _request()
+    answers: list[ConfirmAnswer | None] = []
+    worker = threading.Thread(target=lambda: answers.append(s.ask(req, timeout_s=5)))
+    worker.start()
+    for _ in range(200):
+        if s._awaiting_confirmation:
+            break
+        threading.Event().wait(0.01)
+    assert s.hear("确认").kind is RouteKind.META
+    worker.join(5)
+    assert answers == [ConfirmAnswer.YES]
+    # "repeat" during a confirmation is an answer the flow turns into a re-reading.
+    assert s.last_said == req.text
+
+
+def test_session_silence_is_no_answer():
+    assert Session().ask(_request(), timeout_s=0.05) is None
+
+
+def test_session_free_answers_and_stop_during_a_question():
+    s = Session()
+    got: list[str | None] = []
+    t = threading.Thread(target=lambda: got.append(s.ask_user(_request().question, timeout_s=5)))
+    t.start()
+    for _ in range(200):
+        if s._awaiting_reply:
+            break
+        threading.Event().wait(0.01)
+    assert s.hear("the blue one").kind is RouteKind.ANSWER
+    t.join(5)
+    assert got == ["the blue one"]
+
+
+def test_speech_rate_changes_within_bounds():
+    s = Session()
+    before = s.rate.value
+    s.hear("慢一点")
+    assert s.rate.value < before
+    for _ in range(30):
+        s.hear("faster")
+    assert s.rate.value == s.rate.maximum
+    assert s.hear("faster").say.en == "That is already the limit."
+
+
+def test_confirmation_flow_reminds_repeats_and_treats_silence_as_no():
+    req = _request()
+    moments = list(confirmation_flow(req, ScriptedConfirmer([None, ConfirmAnswer.REPEAT, ConfirmAnswer.YES]), Patience()))
+    assert [m.final for m in moments] == [None, None, ConfirmAnswer.YES]
+    assert "still waiting" in moments[0].say.en and moments[1].say == req.text
+    silent = list(confirmation_flow(req, FixedConfirmer(None), Patience(window_s=30, reminders=2)))
+    assert len([m for m in silent if m.final is None]) == 2
+    assert silent[-1].final is ConfirmAnswer.NO and silent[-1].by_default
+    stopped = list(confirmation_flow(req, FixedConfirmer(ConfirmAnswer.YES), Patience(), stopped=lambda: True))
+    assert stopped[-1].final is ConfirmAnswer.NO
+
+
+def test_typed_text_is_read_back_before_sending():
+    field = el("Message", (40, 2000, 800, 2150), focused=True)
+    send = button("Send", 2200)
+    obs = screen(el("Anna", (40, 150, 600, 250), rid="com.chat:id/chat_title"), field, send)
+    decision = SafetyGate().check(tap(send), obs, GateContext(allowed_apps=frozenset({"com.example.app"})))
+    req = build_request(tap(send), decision, obs, app="Chat", typed="See you at 5")
+    assert "See you at 5" in req.spoken("en") and "Anna" in req.spoken("en")
