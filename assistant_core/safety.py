@@ -652,25 +652,22 @@ def target_changed(action: Action, before: Observation, after: Observation) -> b
     if action.point is not None:
         x, y = action.point
 
-        def stack(obs: Observation) -> set[tuple[str, str, tuple[int, int, int, int]]]:
-            return {(e.label, e.resource_id, e.bounds) for e in obs.elements or () if e.contains(x, y) and e.area > 0}
+        def receivers(obs: Observation) -> list[UIElement]:
+            # Everything that could take the touch, in tree order: later nodes are drawn on top, so an
+            # overlay or a dialog's scrim shows up as a new receiver.
+            return [e for e in obs.elements or () if e.contains(x, y) and e.area > 0
+                    and (e.clickable or e.long_clickable or e.checkable)]
 
-        if stack(before) - stack(after) or stack(after) - stack(before):
-            # Something appeared over the point or went away from under it (an overlay, a new dialog),
-            # unless it is only a few pixels' jitter of the same element (checked below).
-            a_labels = {(lbl, rid) for lbl, rid, _ in stack(before)}
-            b_labels = {(lbl, rid) for lbl, rid, _ in stack(after)}
-            if a_labels != b_labels:
-                return True
-        a, b = before.element_at(*action.point), after.element_at(*action.point)
-        if (a is None) != (b is None):
+        a_list, b_list = receivers(before), receivers(after)
+        if [(e.label, e.resource_id, e.package) for e in a_list] != [(e.label, e.resource_id, e.package) for e in b_list]:
             return True
-        if a is not None and b is not None:
-            if (a.label, a.resource_id, a.package) != (b.label, b.resource_id, b.package):
-                return True
+        for a, b in zip(a_list, b_list, strict=True):
             if max(abs(p - q) for p, q in zip(a.bounds, b.bounds, strict=True)) > 8:
                 return True
-        return False
+        a, b = before.element_at(x, y), after.element_at(x, y)
+        if (a is None) != (b is None):
+            return True
+        return a is not None and b is not None and (a.label, a.resource_id) != (b.label, b.resource_id)
     if action.kind in (ActionKind.TYPE, ActionKind.BUTTON_PRESS):
         a, b = before.focused_element(), after.focused_element()
         if (a is None) != (b is None):

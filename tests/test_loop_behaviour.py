@@ -1,0 +1,295 @@
+"""The loop on the real simulated phone (PhoneWorld-lite, in-process): step budget, loop guard, model
+errors, output/call_user/finish, stop, device loss, confirmation with reminders, a target that changes
+before a confirmed tap, leaving the allowed apps, secure screens, and history written before dispatch."""
+
+from __future__ import annotations
+
+import threading
+
+from assistant_core.confirm import FixedConfirmer, Patience, ScriptedConfirmer
+from assistant_core.events import (
+    Acted,
+    ConfirmationAnswered,
+    ConfirmationRequested,
+    ErrorEvent,
+    ErrorKind,
+    Finished,
+    Gated,
+    Outcome,
+    Paused,
+    PauseReason,
+    Resumed,
+    Said,
+    SayPurpose,
+    Verification,
+    VerificationStatus,
+)
+from assistant_core.history import HistoryStore
+from assistant_core.loop import LoopConfig, ScriptedUser, run_episode
+from assistant_core.policies import ScriptedPolicy
+from assistant_core.safety import GateContext, Rule
+from assistant_core.types import ActionKind, ConfirmAnswer, Observation, Verdict
+from harness.phoneworld import SimDevice, World
+from tests.core_fixtures import RecordingDevice, tool_call
+
+SETTINGS = "com.android.settings"
+OPEN_SETTINGS = tool_call("open_app", package=SETTINGS)
+FINISH = tool_call("finish", text="all done")
+SECURITY_ROW = tool_call("click", points=[[500, 454]])
+LOCATION_TOGGLE = tool_call("click", points=[[500, 204]])
+DATE_LABEL = tool_call("click", points=[[500, 73]])  # the launcher's date: harmless, changes nothing
+
+
+def make_device(lang: str = "en") -> tuple[World, RecordingDevice]:
+    world = World(seed=0, language=lang)
+    return world, RecordingDevice(SimDevice(world, screenshots=False))
+
+
+def run(replies, *, device=None, world=None, confirmer=None, user=None, config=None, history=None, stop=None,
+        allowed=frozenset({SETTINGS}), reconnect=None, outcome_check=None, on_event=None):
+    if device is None:
+        world, device = make_device()
+    policy = ScriptedPolicy.from_replies(replies)
+    ctx = GateContext(allowed_apps=allowed, app_labels=device.installed_apps())
+    gen = run_episode("do the thing", device=device, policy=policy, confirmer=confirmer or FixedConfirmer(ConfirmAnswer.NO),
+                      context=ctx, user=user, history=history, config=config or LoopConfig(), stop=stop,
+                      sleep=lambda s: None, reconnect=reconnect, outcome_check=outcome_check)
+    events = []
+    while True:
+        try:
+            event = next(gen)
+        except StopIteration as done:
+            return events, done.value, device, policy, world
+        events.append(event)
+        if on_event is not None:
+            on_event(event)
+
+
+def of(events, cls):
+    return [e for e in events if isinstance(e, cls)]
+
+
+def test_a_simple_run_opens_settings_and_finishes_with_a_spoken_summary():
+    events, result, device, _, world = run([OPEN_SETTINGS, FINISH])
+    assert result.outcome is Outcome.FINISHED
+    assert world.foreground[0] == SETTINGS
+    assert [a.kind for a in device.dispatched] == [ActionKind.OPEN_APP]
+    summary = [e for e in of(events, Said) if e.purpose is SayPurpose.SUMMARY]
+    assert summary[-1].text.en == "Done. all done" and summary[-1].text.zh.startswith("完成了")
+    assert isinstance(events[-1], Finished) and events[-1].result is result
+    kinds = [str(e.kind) for e in events[:4]]
+    assert kinds == ["observed", "proposed", "gated", "acted"]
+
+
+def test_the_step_budget_ends_the_run():
+    up = tool_call("scroll", points=[[500, 600], [500, 300]])
+    down = tool_call("scroll", points=[[500, 300], [500, 600]])
+    events, result, device, _, _ = run([up, down] * 10, config=LoopConfig(step_budget=4))
+    assert result.outcome is Outcome.STEP_BUDGET
+    assert len(device.dispatched) == 4
+    assert "4 steps" in of(events, Said)[-1].text.en
+
+
+def test_the_loop_guard_pauses_and_asks_then_stops_without_an_answer():
+    user = ScriptedUser([])
+    events, result, device, _, _ = run([DATE_LABEL] * 10, user=user, config=LoopConfig(loop_guard_repeats=3))
+    assert result.outcome is Outcome.STUCK
+    assert len(device.dispatched) == 2  # the third identical action is not dispatched
+    (pause,) = [e for e in of(events, Paused) if e.reason is PauseReason.LOOP_GUARD]
+    assert "3 times" in pause.message.en and "3 次" in pause.message.zh
+    assert user.questions == [pause.message]
+
+
+def test_the_loop_guard_resumes_with_the_users_advice():
+    user = ScriptedUser(["open the settings instead"])
+    events, result, device, policy, _ = run([DATE_LABEL] * 3 + [OPEN_SETTINGS, FINISH], user=user,
+                                             config=LoopConfig(loop_guard_repeats=3))
+    assert result.outcome is Outcome.FINISHED
+    assert of(events, Resumed)[0].answer == "open the settings instead"
+    assert "open the settings instead" in policy.seen_goals[-1]
+
+
+def test_unparseable_replies_are_fed_back_with_bounded_retries():
+    events, result, _, _, _ = run(["what?", "<tool_call>{bad json", OPEN_SETTINGS, FINISH])
+    errors = of(events, ErrorEvent)
+    assert [e.error for e in errors] == [ErrorKind.POLICY_OUTPUT] * 2 and all(e.recoverable for e in errors)
+    assert result.outcome is Outcome.FINISHED
+    assert result.steps[0].error.startswith("Your reply could not be used") and not result.steps[0].executed
+    events, result, device, _, _ = run(["nope"] * 10, config=LoopConfig(max_policy_retries=3))
+    assert result.outcome is Outcome.POLICY_FAILED and device.dispatched == []
+    assert len(of(events, ErrorEvent)) == 4 and not of(events, ErrorEvent)[-1].recoverable
+
+
+def test_output_is_said_and_call_user_pauses_and_resumes_with_the_answer():
+    user = ScriptedUser(["Anna"])
+    replies = [tool_call("output", text="I am looking"), tool_call("call_user", text="Who should I write to?"), FINISH]
+    events, result, _, policy, _ = run(replies, user=user)
+    said = [e for e in of(events, Said) if e.purpose is SayPurpose.OUTPUT]
+    assert said[0].text.en == "I am looking"
+    pause = [e for e in of(events, Paused) if e.reason is PauseReason.ASK_USER][0]
+    assert pause.message.en == "Who should I write to?"
+    assert of(events, Resumed)[0].answer == "Anna"
+    assert "Anna" in policy.seen_goals[-1]
+    assert result.outcome is Outcome.FINISHED
+    _, result, _, _, _ = run([tool_call("call_user", text="Which one?"), FINISH], user=ScriptedUser([]))
+    assert result.outcome is Outcome.USER_ENDED
+
+
+def test_stop_ends_the_run_at_once():
+    stop = threading.Event()
+
+    def on_event(event):
+        if isinstance(event, Acted):
+            stop.set()
+
+    events, result, device, _, _ = run([OPEN_SETTINGS, SECURITY_ROW, FINISH], stop=stop, on_event=on_event)
+    assert result.outcome is Outcome.STOPPED
+    assert len(device.dispatched) == 1
+    # "stop" as the answer to a question stops too.
+    _, result, _, _, _ = run([tool_call("call_user", text="Which?"), FINISH], user=ScriptedUser(["停止"]))
+    assert result.outcome is Outcome.STOPPED
+
+
+def test_a_lost_device_pauses_and_resumes_when_it_returns():
+    world, device = make_device()
+    device.disconnect_after_acts, device.down_calls = 1, 3
+    events, result, _, _, _ = run([OPEN_SETTINGS, FINISH], device=device, world=world)
+    reasons = [e.reason for e in of(events, Paused)]
+    assert PauseReason.DEVICE_LOST in reasons
+    assert any(e.reason is PauseReason.DEVICE_LOST for e in of(events, Resumed))
+    assert result.outcome is Outcome.FINISHED
+    world, device = make_device()
+    device.disconnect_after_acts, device.down_calls = 1, 10_000
+    attempts = []
+    events, result, _, _, _ = run([OPEN_SETTINGS, FINISH], device=device, world=world,
+                                  config=LoopConfig(reconnect_attempts=4), reconnect=lambda n: attempts.append(n) or False)
+    assert result.outcome is Outcome.DEVICE_LOST and attempts == [0, 1, 2, 3]
+
+
+def test_confirmation_reminds_then_acts_on_yes():
+    confirmer = ScriptedConfirmer([None, ConfirmAnswer.YES])
+    events, result, device, _, world = run([OPEN_SETTINGS, SECURITY_ROW, LOCATION_TOGGLE, FINISH], confirmer=confirmer,
+                                            config=LoopConfig(patience=Patience(window_s=30, reminders=2)))
+    (request,) = of(events, ConfirmationRequested)
+    assert "security setting" in request.question.en and "安全设置" in request.question.zh
+    reminders = [e for e in of(events, Said) if e.purpose is SayPurpose.REMINDER]
+    assert len(reminders) == 1 and "still waiting" in reminders[0].text.en
+    assert of(events, ConfirmationAnswered)[0].answer is ConfirmAnswer.YES
+    assert len(device.dispatched) == 3
+    assert result.confirmations == 1
+
+
+def test_no_means_no_and_the_same_action_is_then_refused_without_asking_again():
+    confirmer = ScriptedConfirmer([ConfirmAnswer.NO])
+    events, result, device, _, _ = run([OPEN_SETTINGS, SECURITY_ROW, LOCATION_TOGGLE, LOCATION_TOGGLE, FINISH],
+                                       confirmer=confirmer)
+    assert len(device.dispatched) == 2
+    assert len(confirmer.seen) == 1
+    rules = [e.decision.rule for e in of(events, Gated)]
+    assert Rule.DENY_USER_DECLINED in rules
+    declined = [s for s in result.steps if s.confirmation is ConfirmAnswer.NO][0]
+    assert "said no" in declined.error
+
+
+def test_silence_means_no():
+    events, _, device, _, _ = run([OPEN_SETTINGS, SECURITY_ROW, LOCATION_TOGGLE, FINISH], confirmer=FixedConfirmer(None),
+                                  config=LoopConfig(patience=Patience(window_s=5, reminders=2)))
+    answered = of(events, ConfirmationAnswered)[0]
+    assert answered.answer is ConfirmAnswer.NO and answered.by_default
+    assert len(device.dispatched) == 2
+
+
+def test_a_target_that_changes_before_a_confirmed_tap_is_dropped():
+    world, device = make_device()
+    confirmer = ScriptedConfirmer([ConfirmAnswer.YES])
+
+    def pop_up(n):
+        # The re-capture just before dispatch sees a dialog over the button.
+        if confirmer.seen and not world.overlays:
+            world.show_dialog(title="Special offer", message="Tap anywhere", buttons=[("Accept", None)])
+
+    device.on_observe = pop_up
+    events, result, _, _, _ = run([OPEN_SETTINGS, SECURITY_ROW, LOCATION_TOGGLE, FINISH], device=device, world=world,
+                                  confirmer=confirmer)
+    changed = [e for e in of(events, ErrorEvent) if e.error is ErrorKind.TARGET_CHANGED]
+    assert len(changed) == 1
+    assert len(device.dispatched) == 2  # the toggle was not tapped
+    assert any("screen changed" in s.error for s in result.steps)
+
+
+def test_leaving_the_allowed_apps_pauses_and_goes_back():
+    world, device = make_device()
+
+    def link_opens_other_app(action):
+        if action.kind is ActionKind.CLICK:
+            world.launch(SETTINGS)  # like a link that jumps into another app
+
+    device.inner.act, original = (lambda a: (original(a), link_opens_other_app(a))), device.inner.act
+    events, result, _, _, _ = run([DATE_LABEL, FINISH], device=device, world=world, allowed=frozenset())
+    pause = [e for e in of(events, Paused) if e.reason is PauseReason.LEFT_ALLOWED_APPS]
+    assert pause and "Settings" in pause[0].message.en
+    assert world.foreground[0] != SETTINGS
+    assert "left the allowed apps" in result.steps[0].error
+
+
+def test_opening_a_disallowed_app_is_refused_and_said():
+    events, result, device, _, world = run([OPEN_SETTINGS, FINISH], allowed=frozenset())
+    assert device.dispatched == [] and world.foreground[0] != SETTINGS
+    assert of(events, Gated)[0].decision.verdict is Verdict.DENY
+    assert "caregiver" in [e for e in of(events, Said) if e.purpose is SayPurpose.NOTICE][0].text.en
+    assert result.refusals == 1
+
+
+class SecureOnce(RecordingDevice):
+    def observe(self) -> Observation:
+        obs = super().observe()
+        if self.observes == 1:
+            return Observation(obs.width, obs.height, obs.foreground, elements=(), is_secure=True)
+        return obs
+
+
+def test_a_secure_screen_hands_over_and_resumes():
+    world = World(seed=0)
+    device = SecureOnce(SimDevice(world, screenshots=False))
+    user = ScriptedUser(["done"])
+    events, result, _, _, _ = run([OPEN_SETTINGS, FINISH], device=device, world=world, user=user)
+    (pause,) = [e for e in of(events, Paused) if e.reason is PauseReason.HANDOVER]
+    assert "protected" in pause.message.en and "受保护" in pause.message.zh
+    assert result.outcome is Outcome.FINISHED and world.foreground[0] == SETTINGS
+
+
+def test_events_and_steps_are_in_the_history_before_the_action_is_dispatched(tmp_path):
+    history = HistoryStore(tmp_path / "h.db")
+    world, device = make_device()
+    seen = []
+
+    def check_before_dispatch(action):
+        (run_row,) = history.runs()
+        steps = history.steps(run_row.id)
+        kinds = [k for _, k, _ in history.events(run_row.id)]
+        seen.append((len(steps), steps[-1].executed, kinds[-1]))
+
+    device.on_act = check_before_dispatch
+    confirmer = ScriptedConfirmer([ConfirmAnswer.YES])
+    _, result, _, _, _ = run([OPEN_SETTINGS, SECURITY_ROW, LOCATION_TOGGLE, FINISH], device=device, world=world,
+                             history=history, confirmer=confirmer)
+    assert seen[0] == (1, False, "gated")
+    assert seen[2] == (3, False, "confirmation_answered")
+    audit = [d for k, _, _, d in history.audit_rows("confirmation")]
+    assert audit[0]["answer"] == "yes"
+    steps = history.steps(result.run_id)
+    assert [s.executed for s in steps] == [True, True, True, True]
+    assert steps[2].confirmation == "yes" and steps[0].thumbnail is None  # no screenshots in this device
+    assert history.get_run(result.run_id).outcome == "finished"
+
+
+def test_the_outcome_check_hook_fills_the_verification():
+    calls = []
+
+    def check(*, goal, result, device):
+        calls.append(result.outcome)
+        return Verification(VerificationStatus.VERIFIED, f"foreground is {device.foreground()}")
+
+    _, result, _, _, _ = run([OPEN_SETTINGS, FINISH], outcome_check=check)
+    assert calls == [Outcome.FINISHED]
+    assert result.verification.status is VerificationStatus.VERIFIED and SETTINGS in result.verification.evidence
