@@ -349,18 +349,15 @@ class Renderer:
             rect(l + PAD, t + 12, r - PAD, b - 12, th.surface, radius=20)
             rect(l + PAD, b - 16, r - PAD, b - 12, th.accent if box.focused else th.divider)
             value = n.bind.get() if n.bind is not None else ""
-            line = box.lines[0] if box.lines else ""
-            self.draw_text(
-                img,
-                (l + PAD + 30, (t + b) // 2 - int(px * 0.65)),
-                line,
-                px,
-                th.text if value else th.muted,
-                clip,
-            )
+            lines = box.lines or [""]
+            y = (t + b) // 2 - int(px * 0.65) if len(lines) == 1 and b - t < 300 else t + 30
+            for line in lines:
+                self.draw_text(img, (l + PAD + 30, y), line, px, th.text if value else th.muted, clip)
+                y += lh
             if box.focused:
-                cx = l + PAD + 30 + (self.text_width(line, px) if value else 0) + 4
-                rect(cx, (t + b) // 2 - 30, cx + 4, (t + b) // 2 + 30, th.accent)
+                cx = l + PAD + 30 + (self.text_width(lines[-1], px) if value else 0) + 4
+                cy = y - lh + int(px * 0.65)
+                rect(cx, cy - 30, cx + 4, cy + 30, th.accent)
         elif k is Kind.SLIDER:
             self.draw_text(img, (l + PAD, t + 10), box.lines[0] if box.lines else n.text, px, th.text, clip)
             ty = b - 40

@@ -411,7 +411,8 @@ def layout(node: Node, rect: Rect, clip: Rect, ctx: LayoutContext, *, secure: bo
         box.focused = bool(node.rid) and node.rid == ctx.focused_rid
         value = node.bind.get() if node.bind is not None else ""
         shown = "•" * len(value) if node.password else value
-        box.lines = wrap(shown or node.hint, width - 2 * PAD, box.px, max_lines=1)
+        rows = max(1, (rect[3] - rect[1] - 40) // int(box.px * 1.35))
+        box.lines = wrap(shown or node.hint, width - 2 * PAD - 60, box.px, max_lines=rows)
     elif k is Kind.TOOLBAR:
         box.px = font_px(k, ctx.scale)
         x = left

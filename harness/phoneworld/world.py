@@ -35,6 +35,7 @@ from assistant_core.types import UIElement
 from harness.phoneworld import system
 from harness.phoneworld.apps import APP_CLASSES
 from harness.phoneworld.apps.base import App
+from harness.phoneworld.apps.content import people as people_fixture
 from harness.phoneworld.records import (
     FormSubmission,
     Notification,
@@ -230,6 +231,7 @@ class World:
         self.version = 0
         self._screen: Screen | None = None
         self._screen_version = -1
+        self.people = people_fixture(random.Random(f"{self.seed}:people"))
         for package in sorted(self.apps):
             # Each app draws from its own stream so adding content to one app never shifts another.
             self.apps[package].reset(random.Random(f"{self.seed}:{package}"))
@@ -544,6 +546,7 @@ class World:
         def pick(pkg: str) -> Callable[[], None]:
             def go() -> None:
                 self.share = payload
+                self.apps[pkg].receive_share(payload)
                 self.launch(pkg, Route("share"))
 
             return go
@@ -682,6 +685,8 @@ class World:
 
     def _activate(self, box: Box, x: int, y: int) -> None:
         n = box.node
+        if not n.enabled:
+            return
         if n.on_slide is not None:
             left, _, right, _ = box.rect
             value = min(1.0, max(0.0, (x - left - 40) / max(1, right - left - 80)))

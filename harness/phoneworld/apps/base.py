@@ -59,6 +59,9 @@ class App:
         """Handle the Back key on `route` (return True), or let the world pop the back stack."""
         return False
 
+    def receive_share(self, payload) -> None:
+        """Called before the app opens its "share" screen with `payload` (a world.SharePayload)."""
+
     def on_stop(self) -> None:
         """Called when the app is force-stopped or crashes: drop unsaved drafts if it has any."""
 
@@ -99,7 +102,12 @@ class App:
             self.go(screen, arg)
 
     def bar(self, text: str, *, up: bool = True, actions: tuple[Node, ...] = ()) -> Node:
-        return toolbar(text, self.back if up else None, actions)
+        return toolbar(text, self.up if up else None, actions)
+
+    def up(self) -> None:
+        """The toolbar's Navigate-up arrow: the same as the Back key inside the app."""
+        if not self.on_back(self.route):
+            self.back()
 
     def rid(self, name: str) -> str:
         return f"{self.package}:id/{name}"
