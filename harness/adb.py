@@ -1,0 +1,765 @@
+"""AdbDevice: the assistant_core.types.Device protocol over adbutils and a real adb server.
+
+    client = GuardedAdbClient(port=5037)             # harness.adbserver: never spawns a server itself
+    connect(client, "192.168.1.20:5555")             # Wi-Fi debugging (or the simulated phone)
+    device = open_device(client, serial=None)        # the only device, or NoDeviceError/...
+    obs = device.observe(); device.act(Action.click(540, 1200))
+
+Observation (two round trips, or one while mirroring):
+- one shell call gets `dumpsys window` (foreground, FLAG_SECURE on the focused window, keyguard),
+  `dumpsys power` (screen on/off) and the UI tree (`uiautomator dump` + `cat`);
+- the screenshot is the mirror's freshest frame when a Mirror is attached and connected (a frame decoded
+  after the last action), else `exec:screencap -p`, validated as a complete PNG of the screen's size. A
+  hung or truncated capture is retried once; both attempts fit in `capture_budget_s` (5 s), then
+  ScreenCaptureError. A black or failed capture on a FLAG_SECURE window gives `is_secure=True` and no
+  screenshot: never a black picture passed off as the screen.
+
+Actions map to shell commands (phone-agent-formats §3.2): click `input tap`, double_click two taps
+100 ms apart in one command line, long_press `input swipe x y x y ms`, scroll `input swipe`, drag
+`input draganddrop`, type through harness.textentry, button_press `input keyevent`, open_app by name
+(harness.appnames) then `cmd package resolve-activity --brief` + `am start -n` (monkey as fallback),
+close_app `am force-stop`, wait sleeps on the injected clock; output/call_user/finish do nothing.
+
+Errors are DeviceError subclasses with bilingual, speakable messages: NoDeviceError, DeviceUnauthorized
+(with guidance), DeviceOffline (never came online), DeviceDisconnected (went away mid-run; transient
+offline/authorizing states are waited out for `reconnect_grace_s` first), ScreenCaptureError,
+ScreenLockedError (checked before the first action), AppNotFoundError, ActionOutOfBounds.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import re
+import struct
+import time
+import xml.etree.ElementTree as ET
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from adbutils.errors import AdbError, AdbTimeout
+
+from assistant_core.i18n import Catalog
+from assistant_core.types import (
+    Action,
+    ActionKind,
+    ActionOutOfBounds,
+    Button,
+    DeviceDisconnected,
+    DeviceError,
+    DeviceOffline,
+    DeviceUnauthorized,
+    NoDeviceError,
+    Observation,
+    ScreenCaptureError,
+    UIElement,
+)
+from harness.adbserver import AdbServerUnavailable, GuardedAdbClient
+from harness.appnames import label_for, resolve_app
+from harness.textentry import TextEntry
+
+log = logging.getLogger(__name__)
+
+TEXT = Catalog(
+    "adb",
+    {
+        "no_server": (
+            "I can't reach the phone connection helper (the adb server). Restart PhoneBuddy and try again.",
+            "我连不上手机连接助手（adb 服务）。请重新启动 PhoneBuddy 后再试。",
+        ),
+        "no_device": (
+            "No phone is connected. Plug the phone in with a USB cable, or connect it over Wi-Fi, and turn on USB debugging.",
+            "没有连接手机。请用数据线连接手机，或通过无线网络连接，并打开 USB 调试。",
+        ),
+        "many_devices": (
+            "More than one phone is connected. Choose which one to use.",
+            "连接了不止一部手机。请选择要使用哪一部。",
+        ),
+        "unauthorized": (
+            "The phone has not allowed this computer yet. On the phone, open Settings, then Developer options, "
+            "and turn on USB debugging. When the phone asks \"Allow USB debugging?\", tick \"Always allow from this "
+            "computer\" and tap Allow. If no question appears, unplug the cable and plug it in again.",
+            "手机还没有允许这台电脑。请在手机上打开“设置”，进入“开发者选项”，打开“USB 调试”。"
+            "手机询问“是否允许 USB 调试？”时，勾选“一律允许使用这台计算机进行调试”，然后点“允许”。"
+            "如果没有弹出提示，请拔下数据线再重新插上。",
+        ),
+        "offline": (
+            "The phone is connected but not answering. Unlock it, check the cable or Wi-Fi, and try again.",
+            "手机已连接但没有响应。请解锁手机，检查数据线或无线网络后再试。",
+        ),
+        "disconnected": (
+            "The phone disconnected. Check the cable or Wi-Fi connection, then start again.",
+            "手机连接断开了。请检查数据线或无线网络连接，然后重新开始。",
+        ),
+        "capture_failed": (
+            "I couldn't take a picture of the phone's screen, even after trying again.",
+            "我无法截取手机屏幕，重试后仍然失败。",
+        ),
+        "locked": (
+            "The phone's screen is locked or off. Please unlock the phone, then I'll continue.",
+            "手机屏幕已锁定或关闭。请先解锁手机，我再继续。",
+        ),
+        "unknown_app": (
+            "I couldn't find an app called {app} on the phone.",
+            "我在手机上找不到名为“{app}”的应用。",
+        ),
+        "out_of_bounds": (
+            "That spot ({x}, {y}) is outside the phone's screen.",
+            "这个位置（{x}，{y}）在手机屏幕之外。",
+        ),
+        "connect_failed": (
+            "I couldn't connect to the phone at {address}. Check that it is on the same Wi-Fi and that wireless debugging is on.",
+            "无法连接到地址为 {address} 的手机。请确认它和电脑在同一个无线网络中，并已打开无线调试。",
+        ),
+    },
+)
+
+BUTTON_KEYS = {
+    Button.BACK: 4,
+    Button.HOME: 3,
+    Button.MENU: 82,
+    Button.ENTER: 66,
+    Button.RECENTS: 187,
+    Button.DELETE: 67,
+}
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+UI_DUMP_PATH = "/data/local/tmp/pb_ui.xml"
+MARK = "__PB_SECTION__"
+DOUBLE_TAP_GAP_S = 0.1
+_TRANSIENT = ("offline", "authorizing", "connecting")
+_FOCUS_RE = re.compile(r"mCurrentFocus=Window\{(?P<hash>\S+) \S+ (?P<name>[^}\s]+)\}")
+_BOUNDS_RE = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+
+
+class ScreenLockedError(DeviceError):
+    """The screen is locked or off: the user must unlock it before the assistant acts."""
+
+
+class AppNotFoundError(DeviceError):
+    """open_app/close_app named an app this phone does not have."""
+
+
+class Clock(Protocol):
+    def monotonic(self) -> float: ...
+
+    def sleep(self, seconds: float) -> None: ...
+
+
+class SystemClock:
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    serial: str
+    state: str  # device, offline, unauthorized, authorizing, ...
+    transport: str  # "usb" or "tcp"
+    model: str = ""
+    product: str = ""
+
+
+@dataclass(frozen=True)
+class ShellResult:
+    stdout: bytes
+    stderr: bytes
+    exit_code: int
+
+    @property
+    def text(self) -> str:
+        return self.stdout.decode("utf-8", "replace")
+
+
+@dataclass(frozen=True)
+class ScreenState:
+    foreground: str
+    activity: str
+    secure: bool
+    locked: bool
+    screen_on: bool
+
+
+class _StreamCut(ConnectionError):
+    """A shell stream ended without its exit status: the connection dropped mid-command."""
+
+
+# --- parsing ------------------------------------------------------------------------------------------
+
+
+def _bool_attr(node: ET.Element, name: str, default: bool = False) -> bool:
+    value = node.get(name)
+    return default if value is None else value == "true"
+
+
+def parse_ui_xml(xml: str) -> tuple[UIElement, ...]:
+    """uiautomator's XML -> UIElements, every node in document order."""
+    root = ET.fromstring(xml)
+    out = []
+    for node in root.iter("node"):
+        m = _BOUNDS_RE.fullmatch(node.get("bounds", ""))
+        bounds = tuple(int(v) for v in m.groups()) if m else (0, 0, 0, 0)
+        out.append(
+            UIElement(
+                bounds=bounds,  # type: ignore[arg-type]
+                text=node.get("text", ""),
+                content_desc=node.get("content-desc", ""),
+                resource_id=node.get("resource-id", ""),
+                class_name=node.get("class", "android.view.View"),
+                package=node.get("package", ""),
+                clickable=_bool_attr(node, "clickable"),
+                long_clickable=_bool_attr(node, "long-clickable"),
+                checkable=_bool_attr(node, "checkable"),
+                checked=_bool_attr(node, "checked"),
+                focusable=_bool_attr(node, "focusable"),
+                focused=_bool_attr(node, "focused"),
+                enabled=_bool_attr(node, "enabled", True),
+                selected=_bool_attr(node, "selected"),
+                scrollable=_bool_attr(node, "scrollable"),
+                password=_bool_attr(node, "password"),
+                index=int(node.get("index", "0") or 0),
+            )
+        )
+    return tuple(out)
+
+
+def parse_screen_state(window: str, power: str) -> ScreenState:
+    """Foreground, FLAG_SECURE on the focused window, keyguard and screen power from dumpsys output."""
+    focus = _FOCUS_RE.search(window)
+    package = activity = ""
+    secure = False
+    if focus:
+        name = focus.group("name")
+        package, _, activity = name.partition("/")
+        # The focused window's own block: from its "Window #N Window{hash ...}:" header to the next one.
+        header = re.search(r"Window #\d+ Window\{" + re.escape(focus.group("hash")) + r"[^\n]*", window)
+        if header:
+            rest = window[header.end() :]
+            nxt = re.search(r"\n\s*Window #\d+ ", rest)
+            block = rest[: nxt.start()] if nxt else rest.split("\n\n", 1)[0]
+            secure = bool(re.search(r"\bfl=[^\n]*\bSECURE\b", block))
+    locked = any(
+        f"{key}=true" in window for key in ("mShowingLockscreen", "mDreamingLockscreen", "mKeyguardShowing", "isStatusBarKeyguard")
+    ) or package == "NotificationShade"
+    screen_on = not ("mWakefulness=Asleep" in power or "Display Power: state=OFF" in power)
+    if package == "NotificationShade":
+        package = "com.android.systemui"
+    return ScreenState(package, activity, secure, locked, screen_on)
+
+
+def validate_png(data: bytes) -> tuple[int, int]:
+    """(width, height) of a complete PNG; ValueError when it is not one (truncated, text, empty)."""
+    if not data.startswith(PNG_SIGNATURE):
+        raise ValueError(f"not a PNG ({data[:40]!r})")
+    if len(data) < 33 or data[12:16] != b"IHDR":
+        raise ValueError("PNG without a header")
+    width, height = struct.unpack(">II", data[16:24])
+    if not data.rstrip(b"\x00").endswith(b"IEND\xaeB`\x82"):
+        raise ValueError(f"truncated PNG ({len(data)} bytes, no IEND)")
+    pos = 8
+    while pos < len(data):  # walk the chunks: lengths and CRCs must add up
+        if pos + 8 > len(data):
+            raise ValueError("truncated PNG chunk header")
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        kind = data[pos + 4 : pos + 8]
+        end = pos + 12 + length
+        if end > len(data):
+            raise ValueError("truncated PNG chunk")
+        (crc,) = struct.unpack(">I", data[end - 4 : end])
+        if zlib.crc32(data[pos + 4 : end - 4]) & 0xFFFFFFFF != crc:
+            raise ValueError(f"corrupt PNG chunk {kind!r}")
+        pos = end
+        if kind == b"IEND":
+            break
+    return width, height
+
+
+def _all_black(image: Any) -> bool:
+    extrema = image.convert("L").getextrema()
+    return extrema[1] <= 8
+
+
+# --- the device ---------------------------------------------------------------------------------------
+
+
+class AdbDevice:
+    """One phone through the adb server. See the module docstring for the contract.
+
+    `mirror` (a harness.mirror.Mirror, optional) supplies screenshots and the clipboard typing path.
+    `clock` is injected for waits and time budgets. `ui_tree=False` skips uiautomator (faster).
+    """
+
+    def __init__(
+        self,
+        client: GuardedAdbClient,
+        serial: str,
+        *,
+        mirror: Any = None,
+        clock: Clock | None = None,
+        ui_tree: bool = True,
+        capture_timeout_s: float = 2.4,
+        capture_budget_s: float = 5.0,
+        reconnect_grace_s: float = 10.0,
+        command_timeout_s: float = 20.0,
+        mirror_wait_s: float = 0.4,
+    ):
+        self.client = client
+        self.serial = serial
+        self.mirror = mirror
+        self.clock = clock or SystemClock()
+        self.ui_tree = ui_tree
+        self.capture_timeout_s = capture_timeout_s
+        self.capture_budget_s = capture_budget_s
+        self.reconnect_grace_s = reconnect_grace_s
+        self.command_timeout_s = command_timeout_s
+        self.mirror_wait_s = mirror_wait_s
+        self.text_entry = TextEntry(self.shell, mirror=mirror)
+        self._was_online = False
+        self._features: set[str] | None = None
+        self._size: tuple[int, int] | None = None
+        self._apps: dict[str, str] | None = None
+        self._acted = False
+        self._last_action_at = 0.0
+        self._last_state: ScreenState | None = None
+        self.capture_retries = 0
+        self.timings: dict[str, float] = {}
+
+    # --- transport ------------------------------------------------------------------------------------
+    def _open(self, service: str, timeout: float) -> Any:
+        """A connection to `service` on this device (one TCP connection, no extra host:version)."""
+        c = self.client.make_connection(timeout=timeout)
+        try:
+            c.send_command(f"host:tport:serial:{self.serial}")
+            c.check_okay()
+            c.read(8)
+            c.send_command(service)
+            c.check_okay()
+        except BaseException:
+            c.conn.close()
+            raise
+        return c
+
+    def _classify(self, exc: BaseException) -> DeviceError:
+        if isinstance(exc, DeviceError):
+            return exc
+        message = str(exc)
+        low = message.lower()
+        if isinstance(exc, AdbServerUnavailable):
+            return NoDeviceError(TEXT["no_server"], detail=message)
+        if "unauthorized" in low:
+            return DeviceUnauthorized(TEXT["unauthorized"], detail=message)
+        if any(word in low for word in _TRANSIENT):
+            if self._was_online:
+                return DeviceDisconnected(TEXT["disconnected"], detail=message)
+            return DeviceOffline(TEXT["offline"], detail=message)
+        if "not found" in low or "no devices" in low:
+            if self._was_online:
+                return DeviceDisconnected(TEXT["disconnected"], detail=message)
+            return NoDeviceError(TEXT["no_device"], detail=message)
+        return DeviceDisconnected(TEXT["disconnected"], detail=f"{type(exc).__name__}: {message}")
+
+    def state(self) -> str:
+        """The adb server's view of this device: device, offline, unauthorized, authorizing, ... or "gone"."""
+        try:
+            for info in self.client.list():
+                if info.serial == self.serial:
+                    return info.state
+        except AdbServerUnavailable as exc:
+            raise NoDeviceError(TEXT["no_server"], detail=str(exc)) from exc
+        return "gone"
+
+    def _await_online(self) -> bool:
+        """Wait out offline/authorizing/connecting for up to reconnect_grace_s. True when back."""
+        deadline = self.clock.monotonic() + self.reconnect_grace_s
+        while True:
+            state = self.state()
+            if state == "device":
+                return True
+            if state == "unauthorized":
+                raise DeviceUnauthorized(TEXT["unauthorized"], detail="adb reports the phone as unauthorized")
+            if state not in _TRANSIENT or self.clock.monotonic() >= deadline:
+                return False
+            self.clock.sleep(0.1)
+
+    def _call(self, fn: Callable[[], Any], *, timeouts_raise: bool = False) -> Any:
+        """Run fn; on a transient state wait for the phone to come back and try once more.
+        A timeout is re-raised as is when `timeouts_raise` (the caller retries), else it means the phone
+        stopped answering (DeviceDisconnected)."""
+        try:
+            result = fn()
+        except (AdbTimeout, TimeoutError) as exc:
+            if timeouts_raise:
+                raise
+            raise DeviceDisconnected(TEXT["offline"], detail=f"no answer: {exc}") from exc
+        except (AdbError, OSError, _StreamCut) as exc:
+            error = self._classify(exc)
+            if isinstance(error, DeviceUnauthorized | NoDeviceError) and not isinstance(exc, _StreamCut):
+                if isinstance(error, DeviceUnauthorized) or not self._was_online:
+                    raise error from exc
+            log.info("adb: %s; waiting up to %.1f s for the phone", exc, self.reconnect_grace_s)
+            if not self._await_online():
+                state = self.state()
+                if state == "unauthorized":
+                    raise DeviceUnauthorized(TEXT["unauthorized"], detail=state) from exc
+                if self._was_online:
+                    raise DeviceDisconnected(TEXT["disconnected"], detail=f"{exc} (now {state})") from exc
+                raise self._classify(exc) from exc
+            try:
+                result = fn()
+            except (AdbError, OSError, _StreamCut) as exc2:
+                raise self._classify(exc2) if not isinstance(exc2, _StreamCut) else DeviceDisconnected(
+                    TEXT["disconnected"], detail=str(exc2)
+                ) from exc2
+        self._was_online = True
+        return result
+
+    def features(self) -> set[str]:
+        if self._features is None:
+            def get() -> str:
+                c = self.client.make_connection(timeout=5)
+                try:
+                    c.send_command(f"host-serial:{self.serial}:features")
+                    c.check_okay()
+                    return c.read_string_block()
+                finally:
+                    c.conn.close()
+
+            self._features = set(self._call(get).strip().split(","))
+        return self._features
+
+    def _read_all(self, c: Any, timeout: float) -> bytes:
+        c.conn.settimeout(timeout)
+        chunks = []
+        try:
+            while True:
+                chunk = c.conn.recv(1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        finally:
+            c.conn.close()
+        return b"".join(chunks)
+
+    def run(self, command: str, *, timeout: float | None = None) -> ShellResult:
+        """Run a shell command line; stdout, stderr and exit status (shell protocol v2)."""
+        timeout = timeout or self.command_timeout_s
+
+        def go() -> ShellResult:
+            if "shell_v2" not in self.features():
+                data = self._read_all(self._open(f"shell:{command}", timeout), timeout)
+                return ShellResult(data, b"", 0)
+            raw = self._read_all(self._open(f"shell,v2,raw:{command}", timeout), timeout)
+            out, err, code = bytearray(), bytearray(), None
+            pos = 0
+            while pos + 5 <= len(raw):
+                kind, length = struct.unpack("<BI", raw[pos : pos + 5])
+                payload = raw[pos + 5 : pos + 5 + length]
+                if len(payload) < length:
+                    break
+                pos += 5 + length
+                if kind == 1:
+                    out += payload
+                elif kind == 2:
+                    err += payload
+                elif kind == 3:
+                    code = payload[0] if payload else 0
+            if code is None:
+                raise _StreamCut(f"shell stream for {command[:60]!r} ended without an exit status")
+            return ShellResult(bytes(out), bytes(err), code)
+
+        return self._call(go)
+
+    def shell(self, command: str, timeout: float | None = None) -> str:
+        """stdout (and stderr, appended) of a command line as text."""
+        result = self.run(command, timeout=timeout)
+        return (result.stdout + result.stderr).decode("utf-8", "replace")
+
+    def exec_out(self, command: str, timeout: float) -> bytes:
+        """Raw stdout of `exec:` (like `adb exec-out`); AdbTimeout/socket.timeout when it hangs."""
+        return self._read_all(self._open(f"exec:{command}", timeout), timeout)
+
+    # --- screen ---------------------------------------------------------------------------------------
+    def window_size(self) -> tuple[int, int]:
+        if self._size is None:
+            text = self.shell("wm size")
+            m = re.search(r"Override size: (\d+)x(\d+)", text) or re.search(r"Physical size: (\d+)x(\d+)", text)
+            if not m:
+                raise DeviceDisconnected(TEXT["offline"], detail=f"unexpected `wm size` output {text!r}")
+            self._size = (int(m.group(1)), int(m.group(2)))
+        return self._size
+
+    def screen_state(self) -> ScreenState:
+        text = self.shell(f"dumpsys window; echo {MARK}; dumpsys power")
+        window, _, power = text.partition(MARK)
+        state = parse_screen_state(window, power)
+        self._last_state = state
+        return state
+
+    def capture_png(self) -> bytes | None:
+        """A validated PNG of the screen, or None when the capture failed twice (see module docs)."""
+        width, height = self.window_size()
+        start = self.clock.monotonic()
+        last_error = ""
+        for attempt in range(2):
+            left = self.capture_budget_s - (self.clock.monotonic() - start)
+            if left <= 0.2:
+                break
+            timeout = min(self.capture_timeout_s, left)
+            try:
+                data = self._call(lambda t=timeout: self.exec_out("screencap -p", t), timeouts_raise=True)
+                size = validate_png(data)
+                if size != (width, height):
+                    raise ValueError(f"screenshot is {size}, the screen {width}x{height}")
+                return data
+            except (AdbTimeout, TimeoutError) as exc:
+                last_error = f"capture hung for {timeout:.1f} s ({exc})"
+            except ValueError as exc:
+                last_error = str(exc)
+            if attempt == 0:
+                self.capture_retries += 1
+                log.info("screencap attempt failed (%s); retrying once", last_error)
+        self._last_capture_error = last_error
+        return None
+
+    _last_capture_error = ""
+
+    def _mirror_frame(self) -> Any:
+        mirror = self.mirror
+        if mirror is None or not getattr(mirror, "connected", False):
+            return None
+        frame = mirror.wait_frame(after=self._last_action_at, timeout=self.mirror_wait_s)
+        if frame is None:
+            frame = mirror.latest()
+            # No new frame since the action: the screen did not change, unless the stream is stale.
+            if frame is None or time.monotonic() - frame.monotonic > 5.0:
+                return None
+        return frame
+
+    def observe(self) -> Observation:
+        t0 = time.perf_counter()
+        tree_cmd = f"; echo {MARK}; rm -f {UI_DUMP_PATH}; uiautomator dump {UI_DUMP_PATH} >/dev/null && cat {UI_DUMP_PATH}"
+        text = self.shell(f"dumpsys window; echo {MARK}; dumpsys power" + (tree_cmd if self.ui_tree else ""))
+        parts = text.split(MARK)
+        state = parse_screen_state(parts[0], parts[1] if len(parts) > 1 else "")
+        self._last_state = state
+        xml = None
+        elements = None
+        if self.ui_tree and len(parts) > 2:
+            candidate = parts[2].strip()
+            if candidate.startswith("<?xml"):
+                xml = candidate
+                try:
+                    elements = parse_ui_xml(xml)
+                except ET.ParseError as exc:
+                    log.warning("uiautomator dump is not valid XML: %s", exc)
+                    xml = None
+        t1 = time.perf_counter()
+        width, height = self.window_size()
+        image = None
+        source = "screencap"
+        captured = False
+        frame = self._mirror_frame()
+        if frame is not None:
+            image = frame.image
+            source = "mirror"
+            captured = True
+        else:
+            png = self.capture_png()
+            if png is not None:
+                from PIL import Image
+
+                image = Image.open(io.BytesIO(png))
+                image.load()
+                image = image.convert("RGB")
+                captured = True
+        t2 = time.perf_counter()
+        black = image is not None and _all_black(image)
+        is_secure = False
+        if state.screen_on and (not captured or black):
+            has_content = bool(elements) and any(e.label for e in elements if e.package != "com.android.systemui")
+            if state.secure or (black and has_content and not state.locked):
+                is_secure = True
+                image = None
+        if not captured and not is_secure and state.screen_on:
+            raise ScreenCaptureError(TEXT["capture_failed"], detail=self._last_capture_error)
+        self.timings = {"state_tree_s": t1 - t0, "capture_s": t2 - t1, "observe_s": time.perf_counter() - t0}
+        return Observation(
+            width=width,
+            height=height,
+            foreground=state.foreground,
+            activity=state.activity,
+            screenshot=image,
+            elements=elements,
+            ui_xml=xml,
+            is_secure=is_secure,
+            is_locked=state.locked or not state.screen_on,
+            source=source,
+        )
+
+    # --- apps -----------------------------------------------------------------------------------------
+    def installed_apps(self) -> dict[str, str]:
+        """package -> label for apps a person can open: labels the phone reports (`dumpsys package`), else
+        the names we know (harness.appnames)."""
+        if self._apps is None:
+            packages = [line.removeprefix("package:").strip() for line in self.shell("pm list packages").splitlines()]
+            packages = [p for p in packages if p]
+            labels: dict[str, str] = {}
+            current = None
+            for line in self.shell("dumpsys package packages").splitlines():
+                m = re.match(r"\s*Package \[([^\]]+)\]", line)
+                if m:
+                    current = m.group(1)
+                    continue
+                m = re.match(r"\s*nonLocalizedLabel=(.*)", line)
+                if m and current and m.group(1).strip() not in ("", "null"):
+                    labels[current] = m.group(1).strip()
+            apps = {}
+            for pkg in packages:
+                label = labels.get(pkg) or label_for(pkg)
+                if label:
+                    apps[pkg] = label
+            self._apps = apps
+        return dict(self._apps)
+
+    def foreground(self) -> str:
+        return self.screen_state().foreground
+
+    def _package(self, name: str) -> str:
+        installed = self.installed_apps()
+        package = resolve_app(name, installed)
+        if package is None or package not in installed:
+            raise AppNotFoundError(TEXT["unknown_app"].format(app=name), detail=f"installed: {', '.join(sorted(installed))}")
+        return package
+
+    def _launch(self, package: str) -> None:
+        answer = self.shell(f"cmd package resolve-activity --brief {package}")
+        component = answer.strip().splitlines()[-1].strip() if answer.strip() else ""
+        if "/" in component and " " not in component:
+            result = self.run(f"am start -n {component}")
+            if result.exit_code == 0 and b"Error" not in result.stderr + result.stdout:
+                return
+        result = self.run(f"monkey -p {package} -c android.intent.category.LAUNCHER 1")
+        if result.exit_code != 0:
+            raise AppNotFoundError(TEXT["unknown_app"].format(app=package), detail=result.stderr.decode(errors="replace"))
+
+    # --- actions --------------------------------------------------------------------------------------
+    def _check(self, x: int | None, y: int | None) -> None:
+        width, height = self.window_size()
+        if x is None or y is None or not (0 <= x < width and 0 <= y < height):
+            raise ActionOutOfBounds(TEXT["out_of_bounds"].format(x=x, y=y), detail=f"screen is {width}x{height}")
+
+    def act(self, action: Action) -> None:
+        if action.is_passive and action.kind is not ActionKind.WAIT:
+            return
+        k = action.kind
+        if k is ActionKind.WAIT:
+            self.clock.sleep((action.duration_ms or 1000) / 1000)
+            return
+        if not self._acted or (self._last_state is not None and (self._last_state.locked or not self._last_state.screen_on)):
+            state = self.screen_state()
+            if state.locked or not state.screen_on:
+                raise ScreenLockedError(TEXT["locked"], detail="keyguard showing" if state.screen_on else "screen off")
+        if k in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.LONG_PRESS):
+            self._check(action.x, action.y)
+            x, y = action.x, action.y
+            if k is ActionKind.CLICK:
+                self.shell(f"input tap {x} {y}")
+            elif k is ActionKind.DOUBLE_CLICK:
+                self.shell(f"input tap {x} {y}; sleep {DOUBLE_TAP_GAP_S}; input tap {x} {y}")
+            else:
+                self.shell(f"input swipe {x} {y} {x} {y} {action.duration_ms or 800}")
+        elif k in (ActionKind.SCROLL, ActionKind.DRAG):
+            self._check(action.x, action.y)
+            self._check(action.x2, action.y2)
+            if k is ActionKind.SCROLL:
+                self.shell(f"input swipe {action.x} {action.y} {action.x2} {action.y2} {action.duration_ms or 400}")
+            else:
+                self.shell(f"input draganddrop {action.x} {action.y} {action.x2} {action.y2} {action.duration_ms or 1000}")
+        elif k is ActionKind.TYPE:
+            self.text_entry.type(action.text or "")
+        elif k is ActionKind.BUTTON_PRESS:
+            self.shell(f"input keyevent {BUTTON_KEYS[Button(action.button)]}")
+        elif k is ActionKind.OPEN_APP:
+            self._launch(self._package(action.app or ""))
+        elif k is ActionKind.CLOSE_APP:
+            self.shell(f"am force-stop {self._package(action.app or '')}")
+        self._acted = True
+        self._last_action_at = time.monotonic()
+
+    def reset(self) -> None:
+        raise NotImplementedError("a phone over ADB cannot be reset to a start state")
+
+    def close(self) -> None:
+        if self.mirror is not None:
+            self.mirror.stop()
+
+
+# --- listing and connecting ---------------------------------------------------------------------------
+
+_TCP_SERIAL = re.compile(r"^[\w.\-\[\]:]+:\d+$")
+
+
+def list_devices(client: GuardedAdbClient) -> list[DeviceInfo]:
+    """Every device the adb server knows, USB and TCP, whatever its state."""
+    try:
+        infos = client.list(extended=True)
+    except AdbServerUnavailable as exc:
+        raise NoDeviceError(TEXT["no_server"], detail=str(exc)) from exc
+    out = []
+    for info in infos:
+        tcp = bool(_TCP_SERIAL.match(info.serial)) or info.serial.startswith("adb-")
+        out.append(
+            DeviceInfo(
+                info.serial,
+                info.state,
+                "tcp" if tcp else "usb",
+                model=info.tags.get("model", ""),
+                product=info.tags.get("product", ""),
+            )
+        )
+    return out
+
+
+def connect(client: GuardedAdbClient, address: str, *, timeout: float = 10.0) -> str:
+    """`adb connect HOST:PORT`; returns the serial. DeviceError (bilingual) when it fails."""
+    if ":" not in address:
+        address = f"{address}:5555"
+    try:
+        answer = client.connect(address, timeout=timeout)
+    except AdbServerUnavailable as exc:
+        raise NoDeviceError(TEXT["no_server"], detail=str(exc)) from exc
+    except AdbError as exc:
+        raise DeviceOffline(TEXT["connect_failed"].format(address=address), detail=str(exc)) from exc
+    if "connected to" not in answer:
+        raise DeviceOffline(TEXT["connect_failed"].format(address=address), detail=answer.strip())
+    return address
+
+
+def open_device(client: GuardedAdbClient, serial: str | None = None, *, wait_s: float = 5.0, **kwargs: Any) -> AdbDevice:
+    """An AdbDevice for `serial` (or the only device), once it is ready; raises the speakable errors."""
+    clock: Clock = kwargs.get("clock") or SystemClock()
+    deadline = clock.monotonic() + wait_s
+    while True:
+        devices = list_devices(client)
+        candidates = [d for d in devices if serial is None or d.serial == serial]
+        if serial is None and len(candidates) > 1:
+            ready = [d for d in candidates if d.state == "device"]
+            if len(ready) == 1:
+                candidates = ready
+            else:
+                raise NoDeviceError(TEXT["many_devices"], detail=", ".join(d.serial for d in candidates))
+        if candidates:
+            info = candidates[0]
+            if info.state == "device":
+                return AdbDevice(client, info.serial, **kwargs)
+            if info.state == "unauthorized":
+                raise DeviceUnauthorized(TEXT["unauthorized"], detail=info.serial)
+            if info.state not in _TRANSIENT or clock.monotonic() >= deadline:
+                raise DeviceOffline(TEXT["offline"], detail=f"{info.serial} is {info.state}")
+        elif clock.monotonic() >= deadline:
+            raise NoDeviceError(TEXT["no_device"], detail=f"looking for {serial or 'any phone'}")
+        clock.sleep(0.2)
