@@ -103,3 +103,37 @@ class NoopPolicy:
         if self.calls <= self.waits:
             return Proposal(Action.wait(self.wait_ms), thought="Doing nothing (no-op policy).")
         return Proposal(Action.finish(""), thought="The no-op policy finishes.")
+
+
+def action_to_reply(action: Action, width: int, height: int, *, thought: str = "") -> str:
+    """One Action as a PhoneBuddy reply (0-1000 grid), e.g. to turn a recorded run into a script.
+
+    The inverse of what the parser does for the PhoneBuddy profile, up to a pixel of rounding.
+    """
+    import json
+
+    from assistant_core.types import ActionKind
+
+    def g(x: int, y: int) -> list[int]:
+        return [round(x * 1000 / width), round(y * 1000 / height)]
+
+    kind = action.kind
+    if kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK):
+        name, args = str(kind), {"points": [g(action.x, action.y)]}
+    elif kind is ActionKind.LONG_PRESS:
+        name, args = "long_press", {"points": [g(action.x, action.y)], "duration": action.duration_ms or 800}
+    elif kind in (ActionKind.SCROLL, ActionKind.DRAG):
+        name, args = str(kind), {"points": [g(action.x, action.y), g(action.x2, action.y2)],
+                                 "duration": action.duration_ms or 400}
+    elif kind is ActionKind.TYPE:
+        name, args = "type", {"text": action.text or ""}
+    elif kind is ActionKind.BUTTON_PRESS:
+        name, args = "button_press", {"type": str(action.button)}
+    elif kind in (ActionKind.OPEN_APP, ActionKind.CLOSE_APP):
+        name, args = str(kind), {"package": action.app}
+    elif kind is ActionKind.WAIT:
+        name, args = "wait", {"time": action.duration_ms or 0}
+    else:
+        name, args = str(kind), {"text": action.text or ""}
+    body = json.dumps({"name": name, "arguments": args}, ensure_ascii=False)
+    return f"<think>{thought}</think>\n<tool_call>\n{body}\n</tool_call>"
