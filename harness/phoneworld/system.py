@@ -45,7 +45,17 @@ def compose(w: World) -> Screen:
     s = w.sys
     if not s.screen_on:
         return Screen(roots=[], secure=False, off=True)
-    roots = [w.layout_root(status_bar(w), (0, 0, WIDTH, STATUS_H), SYSTEMUI, "status")]
+    st = w.apps["com.android.settings"].state
+    status_key = (
+        "status",
+        w.now.strftime("%H:%M"),
+        st.wifi,
+        st.airplane,
+        s.battery,
+        w.language,
+        w.font_scale,
+    )  # type: ignore[attr-defined]
+    roots = [w.cached_root(status_key, lambda: status_bar(w), (0, 0, WIDTH, STATUS_H), SYSTEMUI, "status")]
     secure = False
     if s.locked:
         roots.append(w.layout_root(lock_screen(w), (0, STATUS_H, WIDTH, HEIGHT), SYSTEMUI, "lock"))
@@ -59,7 +69,8 @@ def compose(w: World) -> Screen:
     if s.recents_open:
         roots.append(w.layout_root(recents(w), area, LAUNCHER, "recents"))
     elif w.fg is None:
-        roots.append(w.layout_root(home(w), area, LAUNCHER, "home"))
+        home_key = ("home", w.language, w.font_scale, w.now.date(), area)
+        roots.append(w.cached_root(home_key, lambda: home(w), area, LAUNCHER, "home"))
     else:
         app = w.apps[w.fg]
         route = w.route_of(w.fg)
@@ -67,10 +78,20 @@ def compose(w: World) -> Screen:
         roots.append(
             w.layout_root(app.build(route), area, w.fg, f"{w.fg}/{route.screen}/{route.arg}", secure=secure)
         )
-    roots.append(w.layout_root(nav_bar(w), (0, HEIGHT - NAV_H, WIDTH, HEIGHT), SYSTEMUI, "nav"))
+    roots.append(
+        w.cached_root(
+            ("nav", w.language), lambda: nav_bar(w), (0, HEIGHT - NAV_H, WIDTH, HEIGHT), SYSTEMUI, "nav"
+        )
+    )
     if keyboard:
         roots.append(
-            w.layout_root(keyboard_tree(w), (0, content_bottom, WIDTH, HEIGHT - NAV_H), KEYBOARD_PKG, "kbd")
+            w.cached_root(
+                ("kbd", w.language, s.keyboard_shift, w.font_scale),
+                lambda: keyboard_tree(w),
+                (0, content_bottom, WIDTH, HEIGHT - NAV_H),
+                KEYBOARD_PKG,
+                "kbd",
+            )
         )
     full = (0, STATUS_H, WIDTH, HEIGHT - NAV_H - (KEYBOARD_H if keyboard else 0))
     for ov in w.overlays:

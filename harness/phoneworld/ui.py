@@ -234,8 +234,23 @@ def char_width(ch: str, px: int) -> float:
     return px * 0.55
 
 
+_WRAP_CACHE: dict[tuple[str, int, int, int], list[str]] = {}
+
+
 def wrap(text: str, width: int, px: int, max_lines: int = 0) -> list[str]:
-    """Greedy word wrap (CJK breaks anywhere); honours newlines. `max_lines` > 0 truncates with '…'."""
+    """Greedy word wrap (CJK breaks anywhere); honours newlines. `max_lines` > 0 truncates with '…'.
+    Results are memoised (a pure function of its arguments); callers must not mutate the list."""
+    key = (text, width, px, max_lines)
+    hit = _WRAP_CACHE.get(key)
+    if hit is not None:
+        return hit
+    if len(_WRAP_CACHE) > 20000:
+        _WRAP_CACHE.clear()
+    out = _WRAP_CACHE[key] = _wrap(text, width, px, max_lines)
+    return out
+
+
+def _wrap(text: str, width: int, px: int, max_lines: int) -> list[str]:
     lines: list[str] = []
     for para in text.split("\n"):
         cur = ""
@@ -300,6 +315,9 @@ class Box:
     index: int = 0
     scroll_id: str = ""
     secure: bool = False
+    # per-root caches (roots of static system UI are reused across screens)
+    xml_frag: tuple[int, str] | None = None
+    elems: list[UIElement] | None = None
 
     @property
     def visible(self) -> bool:
@@ -449,7 +467,8 @@ def layout(node: Node, rect: Rect, clip: Rect, ctx: LayoutContext, *, secure: bo
         return box
     elif k in (Kind.COLUMN, Kind.DIALOG, Kind.LIST, Kind.SCRIM):
         pad = PAD if k is Kind.DIALOG else 0
-        inner_w = width - 2 * pad
+        hpad = 60 if (k is Kind.SCRIM and node.style is Style.NORMAL) else pad
+        inner_w = width - 2 * hpad
         heights = [measure(c, inner_w, ctx) for c in node.children]
         if k is Kind.LIST:
             content = sum(heights)
@@ -469,7 +488,7 @@ def layout(node: Node, rect: Rect, clip: Rect, ctx: LayoutContext, *, secure: bo
             if k is Kind.SCRIM and node.children and node.style is Style.NORMAL:  # centre a dialog
                 y = top + max(0, (bottom - top - sum(heights)) // 2)
         for i, (c, h) in enumerate(zip(node.children, heights, strict=True)):
-            child = layout(c, (left + pad, y, right - pad, y + h), box.clip, ctx, secure=secure)
+            child = layout(c, (left + hpad, y, right - hpad, y + h), box.clip, ctx, secure=secure)
             child.index = i
             box.children.append(child)
             y += h
@@ -582,8 +601,12 @@ def to_xml(roots: list[Box], width: int, height: int) -> str:
         f'bounds="[0,0][{width},{height}]">'
     )
     for i, root in enumerate(roots):
-        root.index = i
-        _xml_box(root, out)
+        if root.xml_frag is None or root.xml_frag[0] != i:
+            root.index = i
+            frag: list[str] = []
+            _xml_box(root, frag)
+            root.xml_frag = (i, "".join(frag))
+        out.append(root.xml_frag[1])
     out.append("</node></hierarchy>")
     return "".join(out)
 
@@ -631,44 +654,53 @@ def _xml_box(box: Box, out: list[str]) -> None:
 def to_elements(roots: list[Box]) -> list[UIElement]:
     """The same visible boxes as the XML, in the same order, as UIElements."""
     out: list[UIElement] = []
-    for root in roots:
-        for b in walk(root):
-            if not b.visible:
-                continue
-            n = b.node
-            ck, cd, cl, en, fo, fd, sc, lc, pw, se = _flags(b)
-            out.append(
-                UIElement(
-                    bounds=b.clip,
-                    text="" if n.kind is Kind.ITEM else element_text(b),
-                    content_desc=n.desc,
-                    resource_id=n.rid,
-                    class_name=CLASS_NAMES[n.kind],
-                    package=b.package,
-                    clickable=cl,
-                    long_clickable=lc,
-                    checkable=ck,
-                    checked=cd,
-                    focusable=fo,
-                    focused=fd,
-                    enabled=en,
-                    selected=se,
-                    scrollable=sc,
-                    password=pw,
-                    index=b.index,
-                )
+    for i, root in enumerate(roots):
+        if root.elems is None or root.index != i:
+            root.index = i
+            root.elems = _root_elements(root)
+        out.extend(root.elems)
+    return out
+
+
+def _root_elements(root: Box) -> list[UIElement]:
+    out: list[UIElement] = []
+    for b in walk(root):
+        if not b.visible:
+            continue
+        n = b.node
+        ck, cd, cl, en, fo, fd, sc, lc, pw, se = _flags(b)
+        out.append(
+            UIElement(
+                bounds=b.clip,
+                text="" if n.kind is Kind.ITEM else element_text(b),
+                content_desc=n.desc,
+                resource_id=n.rid,
+                class_name=CLASS_NAMES[n.kind],
+                package=b.package,
+                clickable=cl,
+                long_clickable=lc,
+                checkable=ck,
+                checked=cd,
+                focusable=fo,
+                focused=fd,
+                enabled=en,
+                selected=se,
+                scrollable=sc,
+                password=pw,
+                index=b.index,
             )
-            for j, (t, r, suffix) in enumerate(_synthetic_children(b)):
-                c = _intersect(r, b.clip)
-                if c[2] > c[0] and c[3] > c[1]:
-                    out.append(
-                        UIElement(
-                            bounds=c,
-                            text=t,
-                            resource_id=f"android:id/{suffix}",
-                            class_name="android.widget.TextView",
-                            package=b.package,
-                            index=j,
-                        )
+        )
+        for j, (t, r, suffix) in enumerate(_synthetic_children(b)):
+            c = _intersect(r, b.clip)
+            if c[2] > c[0] and c[3] > c[1]:
+                out.append(
+                    UIElement(
+                        bounds=c,
+                        text=t,
+                        resource_id=f"android:id/{suffix}",
+                        class_name="android.widget.TextView",
+                        package=b.package,
+                        index=j,
                     )
+                )
     return out

@@ -185,6 +185,7 @@ class World:
 
     def __init__(self, seed: int = 0, language: str = "en", *, font_path: str | None = None):
         self._renderer: Renderer | None = None
+        self._root_cache: dict[tuple, Box] = {}
         self._font_path = font_path
         self.apps: dict[str, App] = {}
         for cls in APP_CLASSES:
@@ -558,6 +559,7 @@ class World:
         self,
         kind: SensitiveKind,
         app: str,
+        /,
         *,
         target: str = "",
         amount: float | None = None,
@@ -872,6 +874,23 @@ class World:
         self._screen = system.compose(self)
         self._screen_version = self.version
         return self._screen
+
+    def cached_root(
+        self,
+        key: tuple,
+        build: Callable[[], Node],
+        rect: tuple[int, int, int, int],
+        package: str,
+        scroll_prefix: str,
+    ) -> Box:
+        """A laid-out root of system UI whose content depends only on `key` (status bar, nav bar, launcher,
+        keyboard): built once and reused, XML and elements included. Its handlers close over the world only."""
+        hit = self._root_cache.get(key)
+        if hit is None:
+            if len(self._root_cache) > 256:
+                self._root_cache.clear()
+            hit = self._root_cache[key] = self.layout_root(build(), rect, package, scroll_prefix)
+        return hit
 
     def layout_root(
         self,
