@@ -1,0 +1,175 @@
+"""Choosing the agent that drives the phone, and turning the loop's events into what the window shows.
+
+- `AgentChoice`: which brain runs. Before any model is downloaded the simulated phone runs the
+  PhoneWorld-lite oracle, labelled "scripted demonstration"; with weights present the real policy runs
+  (local 4-bit, local CPU); a caregiver can point it at a server.
+- `match_demo_task`: the scripted demonstration can only do the phone's own tasks, so a request is
+  matched to the closest task instruction (both languages); no close match means we say what it can do.
+- `make_policy`: the Policy object for a choice (OraclePolicy, or assistant_core.policy's backends).
+- `episode_factory`: a GeneratorWorker factory running assistant_core.loop.run_episode.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from assistant_core.i18n import Text
+from assistant_core.types import Policy
+
+log = logging.getLogger(__name__)
+
+
+class AgentKind(StrEnum):
+    DEMO = "demo"
+    LOCAL_4BIT = "local_4bit"
+    LOCAL_CPU = "local_cpu"
+    SERVER = "server"
+
+
+AGENT_LABEL_KEYS = {
+    AgentKind.DEMO: "agent_demo",
+    AgentKind.LOCAL_4BIT: "agent_local_4bit",
+    AgentKind.LOCAL_CPU: "agent_local_cpu",
+    AgentKind.SERVER: "agent_server",
+}
+
+
+class AgentUnavailableError(RuntimeError):
+    """The chosen agent cannot run; `text` says why in both languages."""
+
+    def __init__(self, text: Text):
+        self.text = text
+        super().__init__(text.en)
+
+
+@dataclass(frozen=True)
+class AgentChoice:
+    kind: AgentKind
+    server_address: str = ""
+    model_dir: str = ""
+
+    def label(self, lang: str) -> str:
+        from app.strings import tr
+
+        if self.kind is AgentKind.SERVER:
+            return tr("agent_server", lang, address=self.server_address)
+        return tr(AGENT_LABEL_KEYS[self.kind], lang)
+
+
+def weights_present() -> bool:
+    """Whether the policy's weights are on disk (asked of assistant_core.policy when it can tell)."""
+    try:
+        from assistant_core.policy import models as policy_models  # type: ignore[attr-defined]
+    except ImportError:
+        return False
+    probe = getattr(policy_models, "weights_present", None)
+    if probe is None:
+        return False
+    try:
+        return bool(probe())
+    except Exception:  # an unreadable cache means "not present"
+        log.exception("could not check for policy weights")
+        return False
+
+
+def choose_agent(preferred: AgentKind | None, *, simulated: bool, have_weights: bool, server: str = "") -> AgentChoice:
+    """The agent to run. A server wins when one is set; no weights on a simulated phone = the demo."""
+    if preferred is AgentKind.SERVER and server:
+        return AgentChoice(AgentKind.SERVER, server_address=server)
+    if preferred in (AgentKind.LOCAL_4BIT, AgentKind.LOCAL_CPU) and have_weights:
+        return AgentChoice(preferred)
+    if preferred is AgentKind.DEMO and simulated:
+        return AgentChoice(AgentKind.DEMO)
+    if have_weights:
+        return AgentChoice(AgentKind.LOCAL_CPU)
+    if server:
+        return AgentChoice(AgentKind.SERVER, server_address=server)
+    return AgentChoice(AgentKind.DEMO)
+
+
+# -- the scripted demonstration ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DemoMatch:
+    task_id: str
+    instruction: str
+    score: float
+
+
+def _norm(text: str) -> str:
+    text = text.lower().replace("-", "").replace("wlan", "wifi")
+    return re.sub(r"[\s\W_]+", " ", text).strip()
+
+
+def _tokens(text: str) -> set[str]:
+    """Words for English, character pairs for Chinese (which has no spaces)."""
+    out: set[str] = set()
+    for word in text.split():
+        if re.search(r"[\u4e00-\u9fff]", word):
+            out |= {word[i:i + 2] for i in range(max(1, len(word) - 1))}
+        else:
+            out.add(word)
+    return out
+
+
+def match_score(request: str, instruction: str) -> float:
+    """How well a request matches a task instruction: the larger of the character similarity and the
+    share of the instruction's words (or Chinese character pairs) found in the request."""
+    a, b = _norm(request), _norm(instruction)
+    if not a or not b:
+        return 0.0
+    ratio = difflib.SequenceMatcher(None, a, b).ratio()
+    want = _tokens(b)
+    covered = len(want & _tokens(a)) / len(want) if want else 0.0
+    return max(ratio, covered)
+
+
+def demo_tasks(seed: int = 0) -> list[tuple[str, Text]]:
+    """(task id, instruction) for every PhoneWorld-lite task, with the seed's parameters."""
+    from harness.phoneworld.tasks import registry
+
+    out = []
+    for task in registry.TASKS:
+        params = task.params(task.rng_for(seed))
+        out.append((task.id, task.instruction(params)))
+    return out
+
+
+def match_demo_task(request: str, *, seed: int = 0, cutoff: float = 0.7) -> DemoMatch | None:
+    """The PhoneWorld-lite task whose instruction (English or Chinese) is closest to `request`."""
+    if not _norm(request):
+        return None
+    best: DemoMatch | None = None
+    for task_id, text in demo_tasks(seed):
+        for instruction in (text.en, text.zh):
+            score = match_score(request, instruction)
+            if best is None or score > best.score:
+                best = DemoMatch(task_id, instruction, score)
+    if best is None or best.score < cutoff:
+        return None
+    return best
+
+
+def make_policy(choice: AgentChoice, *, lang: str, world: Any = None, task_id: str = "", seed: int = 0) -> Policy:
+    """The Policy for a choice. The demo needs the simulated world and a matched task."""
+    if choice.kind is AgentKind.DEMO:
+        from harness.phoneworld.oracle import OraclePolicy
+
+        if world is None or not task_id:
+            raise AgentUnavailableError(
+                Text("The scripted demonstration works only on the simulated phone.", "脚本演示只能在模拟手机上运行。")
+            )
+        return OraclePolicy(task_id, seed, world, language=lang)
+    try:
+        from assistant_core.policy import make_policy as core_make_policy  # type: ignore[attr-defined]
+    except ImportError:
+        raise AgentUnavailableError(
+            Text("The model runtime is not installed in this build.", "此版本未安装模型运行环境。")
+        ) from None
+    return core_make_policy(choice.kind.value, server=choice.server_address, model_dir=choice.model_dir)

@@ -1,0 +1,253 @@
+"""The confirmation dialog: large, reads back exactly what will happen, and no answer means no.
+
+Keys: Y or Enter = yes (Enter on a focused button presses that button), N or Escape = no, R = repeat,
+F2 = answer by voice. Closing the window is no; the countdown running out is no. The dialog emits
+`answered(ConfirmAnswer)` exactly once (YES or NO); REPEAT re-announces and keeps waiting. With
+`timeout_s=None` the dialog has no clock of its own: the loop's Patience reminds and, in the end,
+counts silence as no (the window then calls `close_quietly`); `on_repeat` hands "repeat" to the loop.
+
+What it shows comes from a `ConfirmPrompt` (built from the loop's confirmation request by
+app.agent.prompt_from_request) so the dialog does not depend on the loop's internals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QFont, QKeyEvent
+from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+
+from app.announce import Cue
+from app.strings import tr
+from assistant_core.types import ConfirmAnswer
+
+
+@dataclass(frozen=True)
+class ConfirmPrompt:
+    """What the user is asked: `summary` says exactly what will happen; `reason` why we ask."""
+
+    summary: str
+    reason: str = ""
+    details: str = ""
+    spoken: str = ""  # the exact read-back, when the loop supplies one
+
+
+Announce = Callable[[str, Cue], object]
+
+
+class ConfirmDialog(QDialog):
+    answered = Signal(object)
+    voice_requested = Signal()
+
+    def __init__(
+        self,
+        prompt: ConfirmPrompt,
+        *,
+        lang: str,
+        announce: Announce | None = None,
+        timeout_s: int | None = 60,
+        on_repeat: Callable[[], object] | None = None,
+        parent: QWidget | None = None,
+    ):
+        super().__init__(parent)
+        self.setObjectName("confirmDialog")
+        self.prompt = prompt
+        self.lang = lang
+        self._announce = announce
+        self._remaining = timeout_s
+        self._on_repeat = on_repeat
+        self._done = False
+        self.answer: ConfirmAnswer | None = None
+        self.repeats = 0
+
+        self.title = QLabel()
+        self.title.setObjectName("confirmTitle")
+        big = QFont(self.font())
+        big.setPointSize(max(big.pointSize(), 13) + 8)
+        big.setBold(True)
+        self.title.setFont(big)
+        self.lead = QLabel()
+        self.summary = QLabel(prompt.summary)
+        self.summary.setObjectName("confirmSummary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByKeyboard)
+        self.summary.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        sfont = QFont(self.font())
+        sfont.setPointSize(max(sfont.pointSize(), 13) + 5)
+        self.summary.setFont(sfont)
+        self.reason = QLabel(prompt.reason)
+        self.reason.setWordWrap(True)
+        self.reason.setVisible(bool(prompt.reason))
+        self.details = QLabel(prompt.details)
+        self.details.setWordWrap(True)
+        self.details.setVisible(bool(prompt.details))
+        self.question = QLabel()
+        self.question.setFont(sfont)
+        self.countdown = QLabel()
+
+        self.yes_button = QPushButton()
+        self.yes_button.setObjectName("confirmYes")
+        self.no_button = QPushButton()
+        self.no_button.setObjectName("confirmNo")
+        self.repeat_button = QPushButton()
+        self.repeat_button.setObjectName("confirmRepeat")
+        self.voice_button = QPushButton()
+        self.voice_button.setObjectName("confirmVoice")
+        for b in (self.yes_button, self.no_button, self.repeat_button, self.voice_button):
+            b.setMinimumHeight(56)
+            b.setFont(sfont)
+            b.setAutoDefault(False)
+        self.yes_button.clicked.connect(lambda: self._finish(ConfirmAnswer.YES))
+        self.no_button.clicked.connect(lambda: self._finish(ConfirmAnswer.NO))
+        self.repeat_button.clicked.connect(self.repeat)
+        self.voice_button.clicked.connect(self.voice_requested.emit)
+
+        buttons = QHBoxLayout()
+        for b in (self.yes_button, self.no_button, self.repeat_button, self.voice_button):
+            buttons.addWidget(b)
+        layout = QVBoxLayout(self)
+        for w in (self.title, self.lead, self.summary, self.reason, self.details, self.question):
+            layout.addWidget(w)
+        layout.addLayout(buttons)
+        layout.addWidget(self.countdown)
+        self.setTabOrder(self.yes_button, self.no_button)
+        self.setTabOrder(self.no_button, self.repeat_button)
+        self.setTabOrder(self.repeat_button, self.voice_button)
+        self.setTabOrder(self.voice_button, self.summary)
+
+        self._timer = QTimer(self)
+        self._timer.setInterval(1000)
+        self._timer.timeout.connect(self._tick)
+        self.retranslate(lang)
+        self.setMinimumWidth(560)
+
+    # -- text ----------------------------------------------------------------------------------
+
+    def spoken_text(self) -> str:
+        """Exactly what is read aloud: the lead, what will happen, why, and the question."""
+        if self.prompt.spoken:
+            return f"{tr('confirm_lead', self.lang)} {self.prompt.spoken}"
+        parts = [tr("confirm_lead", self.lang), self.prompt.summary]
+        if self.prompt.reason:
+            parts.append(self.prompt.reason)
+        parts.append(tr("confirm_question", self.lang))
+        return " ".join(parts)
+
+    def retranslate(self, lang: str) -> None:
+        self.lang = lang
+        self.setWindowTitle(tr("confirm_title", lang))
+        self.setAccessibleName(tr("confirm_title", lang))
+        self.setAccessibleDescription(self.spoken_text())
+        self.title.setText(tr("confirm_title", lang))
+        self.lead.setText(tr("confirm_lead", lang))
+        self.question.setText(tr("confirm_question", lang))
+        self.summary.setAccessibleName(self.prompt.summary)
+        self.summary.setAccessibleDescription(tr("confirm_lead", lang))
+        pairs = (
+            (self.yes_button, "confirm_yes"),
+            (self.no_button, "confirm_no"),
+            (self.repeat_button, "confirm_repeat"),
+            (self.voice_button, "confirm_voice"),
+        )
+        for button, key in pairs:
+            button.setText(tr(key, lang))
+            button.setAccessibleName(tr(key, lang))
+            button.setAccessibleDescription(tr(f"{key}_desc", lang))
+        self._show_countdown()
+
+    def _show_countdown(self) -> None:
+        if self._remaining is None:
+            self.countdown.setText(tr("confirm_no_answer", self.lang))
+        else:
+            self.countdown.setText(tr("confirm_countdown", self.lang, seconds=self._remaining))
+        self.countdown.setAccessibleName(self.countdown.text())
+
+    # -- flow ----------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Show (window-modal), focus Yes, read the question aloud, start the countdown."""
+        self.open()
+        self.yes_button.setFocus()
+        self._say(self.spoken_text())
+        if self._remaining is not None:
+            self._timer.start()
+
+    def repeat(self) -> None:
+        """Read the question again (through the loop when it drives the exchange)."""
+        self.repeats += 1
+        if self._on_repeat is not None:
+            self._on_repeat()
+        else:
+            self._say(self.spoken_text())
+
+    def close_quietly(self) -> None:
+        """The exchange ended elsewhere (the loop gave up waiting, or the run stopped): close, no signal."""
+        self._done = True
+        self._timer.stop()
+        QDialog.reject(self)
+
+    def answer_with(self, answer: ConfirmAnswer) -> None:
+        """Answer from outside (a spoken yes/no/repeat)."""
+        answer = ConfirmAnswer(answer)
+        if answer is ConfirmAnswer.REPEAT:
+            self.repeat()
+        else:
+            self._finish(answer)
+
+    def _say(self, text: str) -> None:
+        if self._announce is not None:
+            self._announce(text, Cue.CONFIRM)
+
+    def _tick(self) -> None:
+        if self._remaining is None:
+            return
+        self._remaining -= 1
+        self._show_countdown()
+        if self._remaining <= 0:
+            self._finish(ConfirmAnswer.NO, timed_out=True)
+
+    def _finish(self, answer: ConfirmAnswer, *, timed_out: bool = False) -> None:
+        if self._done:
+            return
+        self._done = True
+        self._timer.stop()
+        self.answer = answer
+        if self._announce is not None:
+            key = "confirm_said_yes" if answer is ConfirmAnswer.YES else (
+                "confirm_timeout" if timed_out else "confirm_said_no")
+            self._announce(tr(key, self.lang), Cue.INFO)
+        self.answered.emit(answer)
+        if answer is ConfirmAnswer.YES:
+            self.accept()
+        else:
+            super().reject()
+
+    # -- keys and closing: every way out that is not "yes" is "no" -----------------------------
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        if key == Qt.Key.Key_Y:
+            self._finish(ConfirmAnswer.YES)
+        elif key in (Qt.Key.Key_N, Qt.Key.Key_Escape):
+            self._finish(ConfirmAnswer.NO)
+        elif key == Qt.Key.Key_R:
+            self.repeat()
+        elif key == Qt.Key.Key_F2:
+            self.voice_requested.emit()
+        elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            focused = self.focusWidget()
+            if isinstance(focused, QPushButton) and focused is not self.yes_button:
+                focused.click()
+            else:
+                self._finish(ConfirmAnswer.YES)
+        else:
+            super().keyPressEvent(event)
+
+    def reject(self) -> None:
+        self._finish(ConfirmAnswer.NO)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self._finish(ConfirmAnswer.NO)
+        super().closeEvent(event)

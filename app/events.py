@@ -1,0 +1,105 @@
+"""How the agent loop's events (assistant_core.events) look and sound in the window.
+
+`present(event, lang)` is the only place that knows the loop's event types. It returns a `Presented`:
+the conversation entry (None: no entry), whether and how to announce it, and a phone frame to show
+when the event carries one. Unknown events are shown as their text and logged, never dropped.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from app.announce import Cue
+from app.conversation import EntryKind
+from app.strings import tr
+from assistant_core import events as ev
+from assistant_core.i18n import Text
+from assistant_core.types import Verdict
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Presented:
+    kind: EntryKind | None
+    text: str = ""
+    cue: Cue = Cue.INFO
+    speak: bool = True
+    refresh_mirror: bool = False
+    frame: Any = None  # a PIL image from the loop's observation
+    closes_question: bool = False  # the pending confirmation is over (answered or given up)
+
+
+def _t(value: Any, lang: str) -> str:
+    if isinstance(value, Text):
+        return value.get(lang)
+    return "" if value is None else str(value)
+
+
+def _step_text(event: ev.Proposed, lang: str) -> str:
+    what = event.thought.strip() if event.thought else ""
+    if not what and event.action is not None:
+        what = str(event.action.kind)
+    return tr("step", lang, n=event.step + 1, what=what)
+
+
+_OUTCOME_CUES = {ev.Outcome.FINISHED: Cue.SUCCESS, ev.Outcome.STOPPED: Cue.INFO}
+
+
+def present(event: Any, lang: str) -> Presented | None:
+    """The conversation entry and announcement for one loop event (None: nothing at all)."""
+    if isinstance(event, Presented):
+        return event
+    if isinstance(event, ev.Observed):
+        shot = event.observation.screenshot if event.observation is not None else None
+        return Presented(None, speak=False, frame=shot, refresh_mirror=shot is None)
+    if isinstance(event, ev.Proposed):
+        return Presented(EntryKind.STEP, _step_text(event, lang), Cue.INFO)
+    if isinstance(event, ev.Gated):
+        if event.decision is not None and event.decision.verdict is Verdict.DENY:
+            return Presented(EntryKind.BLOCKED, tr("blocked", lang, text=_t(event.decision.reason, lang)), Cue.ERROR)
+        return None
+    if isinstance(event, ev.ConfirmationRequested):
+        # The dialog reads the question aloud itself.
+        return Presented(EntryKind.QUESTION, tr("question", lang, text=_t(event.question, lang)), Cue.CONFIRM, speak=False)
+    if isinstance(event, ev.ConfirmationAnswered):
+        key = "confirm_said_yes" if event.answer.value == "yes" else ("confirm_timeout" if event.by_default else "confirm_said_no")
+        return Presented(EntryKind.ANSWER, tr("answer", lang, text=tr(key, lang)), speak=event.by_default,
+                         closes_question=True)
+    if isinstance(event, ev.Acted):
+        return Presented(None, speak=False, refresh_mirror=True)
+    if isinstance(event, ev.Said):
+        if event.purpose is ev.SayPurpose.SUMMARY:
+            return None  # the Finished event says it
+        cue = Cue.CONFIRM if event.purpose is ev.SayPurpose.REMINDER else Cue.INFO
+        return Presented(EntryKind.ASSISTANT, tr("assistant", lang, text=_t(event.text, lang)), cue)
+    if isinstance(event, ev.Paused):
+        return Presented(EntryKind.QUESTION, tr("question", lang, text=_t(event.message, lang)), Cue.CONFIRM,
+                         refresh_mirror=True)
+    if isinstance(event, ev.Resumed):
+        return None
+    if isinstance(event, ev.ErrorEvent):
+        return Presented(EntryKind.ERROR, tr("error", lang, text=_t(event.message, lang)), Cue.ERROR,
+                         speak=not event.recoverable or event.error is not ev.ErrorKind.POLICY_OUTPUT)
+    if isinstance(event, ev.Finished):
+        cue = _OUTCOME_CUES.get(event.outcome, Cue.ERROR)
+        key = "done" if event.outcome is ev.Outcome.FINISHED else "failed"
+        return Presented(EntryKind.RESULT, tr(key, lang, text=_t(event.summary, lang)), cue, refresh_mirror=True)
+    for attr in ("message", "text", "summary"):
+        value = getattr(event, attr, None)
+        if value:
+            log.info("presenting unknown event type %s by its %s", type(event).__name__, attr)
+            return Presented(EntryKind.NOTE, _t(value, lang))
+    log.info("unknown loop event %r", event)
+    return Presented(EntryKind.NOTE, str(event), speak=False)
+
+
+def present_result(result: Any, lang: str) -> Presented:
+    """The closing entry for the episode's return value (used when no Finished event was seen)."""
+    if isinstance(result, ev.EpisodeResult):
+        cue = _OUTCOME_CUES.get(result.outcome, Cue.ERROR)
+        key = "done" if result.outcome is ev.Outcome.FINISHED else "failed"
+        return Presented(EntryKind.RESULT, tr(key, lang, text=_t(result.summary, lang)), cue, refresh_mirror=True)
+    return Presented(EntryKind.RESULT, tr("done", lang, text=_t(result, lang)), Cue.SUCCESS, refresh_mirror=True)

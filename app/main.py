@@ -1,0 +1,156 @@
+"""`phonebuddy` with no group: the desktop window. Called by app.cli as `main(argv) -> int`.
+
+    phonebuddy                      open the window (a real phone if one is attached, else it offers the simulated one)
+    phonebuddy --demo               open it on the simulated phone (PhoneWorld-lite) directly
+    phonebuddy --lang zh            Chinese interface and voice
+    phonebuddy --high-contrast      the high-contrast theme
+    phonebuddy --listen-wav F.wav   push-to-talk "hears" this WAV file (machines without a microphone)
+    phonebuddy --server URL         run the policy on an OpenAI-compatible server
+    phonebuddy --self-check         build the window off-screen, check it, print a report, exit (installers)
+
+Heavy imports (Qt, the phone, speech) happen inside functions, so `phonebuddy --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+import time
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="phonebuddy", description="PhoneBuddy: an accessible desktop phone assistant.")
+    p.add_argument("--demo", action="store_true", help="open on the simulated phone (PhoneWorld-lite)")
+    p.add_argument("--lang", choices=("en", "zh"), default=None, help="interface and voice language")
+    p.add_argument("--high-contrast", action="store_true", help="high-contrast theme (7:1 or better)")
+    p.add_argument("--seed", type=int, default=0, help="simulated phone seed")
+    p.add_argument("--listen-wav", type=Path, default=None, help="push-to-talk hears this WAV file")
+    p.add_argument("--server", default="", help="OpenAI-compatible server address for the policy")
+    p.add_argument("--db", type=Path, default=None, help="history database (default: the user data folder)")
+    p.add_argument("--no-speech", action="store_true", help="do not load the text-to-speech voice")
+    p.add_argument("--self-check", action="store_true", help="build the window off-screen, check it, exit")
+    return p
+
+
+def _speaker_and_earcons():
+    """speech.Speaker and earcons on the sound card; (None, None) when this machine cannot speak."""
+    from app.voice import EarconPlayer, make_speaker
+
+    try:
+        from speech.audio import SoundDeviceSink
+
+        sink = SoundDeviceSink(22_050)
+        return make_speaker(sink), EarconPlayer(SoundDeviceSink(22_050))
+    except Exception:  # no voice or no sound card: announcements still reach the screen reader
+        log.warning("speech output unavailable; announcements go to the screen reader only", exc_info=True)
+        return None, None
+
+
+def _voice_input(wav: Path | None):
+    from app.voice import MicrophoneVoice, WavFileVoice
+
+    if wav is not None:
+        if not wav.is_file():
+            raise SystemExit(f"phonebuddy: --listen-wav {wav}: no such file")
+        return WavFileVoice(wav)
+    try:
+        import sounddevice  # noqa: F401 - probing only
+    except OSError:
+        return None
+    try:
+        return MicrophoneVoice()
+    except (ImportError, OSError):
+        return None
+
+
+def _history(path: Path | None):
+    from assistant_core.history import HistoryStore
+
+    return HistoryStore(path) if path is not None else HistoryStore()
+
+
+def build_window(args: argparse.Namespace, *, services=None):
+    """The MainWindow for parsed arguments (a QApplication must exist)."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.agent import AgentKind, choose_agent, weights_present
+    from app.main_window import AppServices, MainWindow
+    from app.phone import find_real_phone, open_simulated
+    from app.settings_flow import load_agent
+    from app.theme import HIGH_CONTRAST, STANDARD, apply_theme
+    from app.voice import whisper_transcription
+    from assistant_core.settings import SettingsStore
+
+    history = None
+    settings = None
+    if services is None or services.history is None:
+        try:
+            history = _history(args.db)
+            settings = SettingsStore(history).load().settings
+        except Exception:  # no database: the window still opens, deny-all, and says so
+            log.exception("history database unavailable")
+    else:
+        history = services.history
+    lang = args.lang or (settings.language if settings is not None else "en")
+    theme = HIGH_CONTRAST if args.high_contrast else STANDARD
+    apply_theme(QApplication.instance(), theme)
+
+    phone = None
+    if args.demo:
+        phone = open_simulated(lang, seed=args.seed)
+    elif not args.self_check:
+        phone = find_real_phone().connection
+    stored = load_agent(history) if history is not None else None
+    preferred = AgentKind.SERVER if args.server else (stored.kind if stored else None)
+    server = args.server or (stored.server_address if stored else "")
+    agent = choose_agent(preferred, simulated=phone is None or phone.is_simulated,
+                         have_weights=weights_present(), server=server)
+    if services is None:
+        speaker, earcons = (None, None) if (args.no_speech or args.self_check) else _speaker_and_earcons()
+        services = AppServices(
+            speaker=speaker,
+            earcons=earcons,
+            voice_input=_voice_input(args.listen_wav),
+            transcriber=whisper_transcription(),
+            history=history,
+            simulated_phone=lambda lg: open_simulated(lg, seed=args.seed),
+        )
+    window = MainWindow(lang=lang, theme=theme, services=services, phone=phone, agent=agent)
+    if settings is not None:
+        window.apply_settings(settings, agent)
+    return window
+
+
+def self_check(window) -> list[str]:
+    """Problems found in a freshly built window (empty when all is well)."""
+    from app.audit import audit_widget_tree
+
+    return [str(p) for p in audit_widget_tree(window)]
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    t0 = time.perf_counter()
+    if args.self_check:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("PhoneBuddy")
+    window = build_window(args)
+    window.show()
+    if args.self_check:
+        app.processEvents()
+        problems = self_check(window)
+        print(f"phonebuddy self-check: window built in {time.perf_counter() - t0:.2f} s")
+        for p in problems:
+            print(f"  problem: {p}")
+        print("phonebuddy self-check:", "OK" if not problems else f"{len(problems)} problem(s)")
+        window.shutdown()
+        return 0 if not problems else 1
+    return int(app.exec())

@@ -1,0 +1,775 @@
+"""The main window: phone mirror, conversation, push-to-talk, typed requests, status, and the run.
+
+Everything the user must know goes through `self.announcer.announce()` (speech + screen reader). The
+agent runs in a `GeneratorWorker` on its own QThread; its events arrive here as signals, and a
+confirmation request from the worker thread opens the `ConfirmDialog` through a `ConfirmBridge`. The
+window never blocks: phone frames, taps, transcription and the run are all off the GUI thread.
+
+Dependencies come in through `AppServices` (speaker, earcons, voice input, transcriber, the episode
+starter, settings): nothing here reaches for a global.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QPushButton,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.agent import AgentChoice, AgentKind
+from app.announce import Announcer, Cue, EarconPlayerLike, SpeakerLike
+from app.confirm_dialog import ConfirmDialog, ConfirmPrompt
+from app.conversation import ConversationView, EntryKind
+from app.events import Presented, present, present_result
+from app.keys import KeyForwarder
+from app.mirror_view import MirrorView, pil_to_qimage, scaled_frame
+from app.phone import PhoneConnection
+from app.shortcuts import SHORTCUTS, Command, help_lines
+from app.strings import tr
+from app.theme import HIGH_CONTRAST, STANDARD, Theme, ThemeName, apply_theme
+from app.workers import BackgroundOp, ConfirmBridge, GeneratorWorker, UserBridge, WorkerThread
+from assistant_core.types import Action, ConfirmAnswer
+
+log = logging.getLogger(__name__)
+
+
+class VoiceInputLike(Protocol):
+    """Push-to-talk capture: `start()` begins recording, `stop()` returns the audio (a WAV path or
+    samples) for the transcriber, or None when nothing was heard."""
+
+    def start(self) -> object: ...
+
+    def stop(self) -> Any: ...
+
+
+class TranscriberLike(Protocol):
+    def __call__(self, audio: Any, lang: str) -> str: ...
+
+
+@dataclass(frozen=True)
+class EpisodeRequest:
+    """Everything one run needs; handed to the episode starter on the worker thread."""
+
+    goal: str
+    lang: str
+    connection: PhoneConnection
+    agent: AgentChoice
+    confirmer: Any  # assistant_core.confirm.Confirmer (the window's ConfirmBridge)
+    user: Any  # assistant_core.loop.UserChannel (the window's UserBridge)
+    stop_event: threading.Event
+    settings: Any = None  # assistant_core.settings.CaregiverSettings, None before any are loaded
+    history: Any = None  # assistant_core.history.HistoryStore
+
+
+EpisodeStarter = Callable[[EpisodeRequest], Generator[Any, Any, Any]]
+
+
+@dataclass(frozen=True)
+class AppServices:
+    speaker: SpeakerLike | None = None
+    earcons: EarconPlayerLike | None = None
+    voice_input: VoiceInputLike | None = None
+    transcriber: TranscriberLike | None = None
+    episode_starter: EpisodeStarter | None = None
+    prompt_from_request: Callable[[Any, str], ConfirmPrompt] | None = None
+    open_settings: Callable[[QWidget], object] | None = None
+    simulated_phone: Callable[[str], PhoneConnection] | None = None
+    history: Any = None  # assistant_core.history.HistoryStore: settings, PIN, conversation
+    confirm_timeout_s: int | None = None  # None: the loop's Patience decides (reminders, then no)
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class State:
+    IDLE = "state_idle"
+    LISTENING = "state_listening"
+    TRANSCRIBING = "state_transcribing"
+    WORKING = "state_working"
+    WAITING = "state_waiting"
+
+
+class _KeyFilter(QObject):
+    """Application-wide: any key stops speech; with 'send keys' on, keys go to the phone (F9 excepted)."""
+
+    def __init__(self, window: MainWindow):
+        super().__init__(window)
+        self.window = window
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        if event.type() != QEvent.Type.KeyPress:
+            return False
+        assert isinstance(event, QKeyEvent)
+        w = self.window
+        if event.key() != Qt.Key.Key_F3 and not event.isAutoRepeat():
+            w.announcer.stop()
+        if w.send_keys_box.isChecked() and event.key() != Qt.Key.Key_F9 and QApplication.activeWindow() is w:
+            w.forward_key(event)
+            return True
+        return False
+
+
+class MainWindow(QMainWindow):
+    request_started = Signal(str)
+    run_finished = Signal(object)
+    state_changed = Signal(str)
+
+    def __init__(
+        self,
+        *,
+        lang: str = "en",
+        theme: Theme = STANDARD,
+        services: AppServices | None = None,
+        phone: PhoneConnection | None = None,
+        agent: AgentChoice | None = None,
+    ):
+        super().__init__()
+        self.setObjectName("mainWindow")
+        self.lang = lang
+        self.theme = theme
+        self.services = services or AppServices()
+        self.phone: PhoneConnection | None = None
+        self.agent = agent or AgentChoice(AgentKind.DEMO)
+        self.state = State.IDLE
+        self._run: WorkerThread | None = None
+        self._frame_op: BackgroundOp | None = None
+        self._frame_dirty = False
+        self._dialog: ConfirmDialog | None = None
+        self._forwarder: KeyForwarder | None = None
+        self._help_shown: QWidget | None = None
+        self.caregiver_settings: Any = None
+        self.events_seen: list[object] = []
+        self.last_result: object = None
+        self.pin_dialog: QWidget | None = None
+        self.settings_dialog: QWidget | None = None
+        self.bridge = ConfirmBridge(parent=self)
+        self.bridge.requested.connect(self._on_confirm_requested)
+        self.user_bridge = UserBridge(parent=self)
+        self.user_bridge.asked.connect(self._on_user_asked)
+        self._saw_finished = False
+
+        self._build()
+        self.announcer = Announcer(self.live_region, speaker=self.services.speaker, earcons=self.services.earcons)
+        self._install_shortcuts()
+        self._key_filter = _KeyFilter(self)
+        QApplication.instance().installEventFilter(self._key_filter)
+        self.retranslate(lang)
+        self.set_phone(phone)
+        self.talk_button.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    # -- construction ----------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        central = QWidget()
+        central.setObjectName("central")
+        self.setCentralWidget(central)
+        outer = QVBoxLayout(central)
+
+        self.status_line = QLabel()
+        self.status_line.setObjectName("statusLine")
+        self.status_line.setWordWrap(True)
+        self.status_line.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.status_line.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByKeyboard)
+        outer.addWidget(self.status_line)
+
+        self.offer_bar = QFrame()
+        self.offer_bar.setObjectName("offerBar")
+        offer = QHBoxLayout(self.offer_bar)
+        self.offer_label = QLabel()
+        self.offer_label.setWordWrap(True)
+        self.use_sim_button = QPushButton()
+        self.use_sim_button.setObjectName("useSimButton")
+        self.use_sim_button.clicked.connect(self.use_simulated_phone)
+        offer.addWidget(self.offer_label, 1)
+        offer.addWidget(self.use_sim_button)
+        outer.addWidget(self.offer_bar)
+
+        split = QSplitter(Qt.Orientation.Horizontal)
+        outer.addWidget(split, 1)
+
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        self.phone_label = QLabel()
+        self.phone_label.setObjectName("phoneLabel")
+        self.phone_label.setWordWrap(True)
+        self.mirror = MirrorView()
+        self.mirror.tapped.connect(self._on_mirror_tap)
+        self.mirror.long_pressed.connect(self._on_mirror_long_press)
+        self.mirror.swiped.connect(self._on_mirror_swipe)
+        self.send_keys_box = QCheckBox()
+        self.send_keys_box.setObjectName("sendKeysBox")
+        self.send_keys_box.toggled.connect(self._on_send_keys_toggled)
+        lv.addWidget(self.phone_label)
+        lv.addWidget(self.mirror, 1)
+        lv.addWidget(self.send_keys_box)
+        split.addWidget(left)
+
+        right = QWidget()
+        rv = QVBoxLayout(right)
+        self.conversation_label = QLabel()
+        self.conversation = ConversationView()
+        self.conversation_label.setBuddy(self.conversation)
+        self.talk_button = QPushButton()
+        self.talk_button.setObjectName("talkButton")
+        self.talk_button.setMinimumHeight(80)
+        self.talk_button.pressed.connect(self.start_listening)
+        self.talk_button.released.connect(self.stop_listening)
+        self.request_label = QLabel()
+        self.request_box = QLineEdit()
+        self.request_box.setObjectName("requestBox")
+        self.request_box.returnPressed.connect(self.submit_typed)
+        self.request_label.setBuddy(self.request_box)
+        self.send_button = QPushButton()
+        self.send_button.setObjectName("sendButton")
+        self.send_button.clicked.connect(self.submit_typed)
+        row = QHBoxLayout()
+        row.addWidget(self.request_box, 1)
+        row.addWidget(self.send_button)
+        self.stop_button = QPushButton()
+        self.stop_button.setObjectName("stopButton")
+        self.stop_button.clicked.connect(self.stop_run)
+        self.settings_button = QPushButton()
+        self.settings_button.setObjectName("settingsButton")
+        self.settings_button.clicked.connect(self.open_settings)
+        self.help_button = QPushButton()
+        self.help_button.setObjectName("helpButton")
+        self.help_button.clicked.connect(self.show_shortcuts)
+        tools = QHBoxLayout()
+        for b in (self.stop_button, self.settings_button, self.help_button):
+            tools.addWidget(b)
+        rv.addWidget(self.conversation_label)
+        rv.addWidget(self.conversation, 1)
+        rv.addWidget(self.talk_button)
+        rv.addWidget(self.request_label)
+        rv.addLayout(row)
+        rv.addLayout(tools)
+        split.addWidget(right)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+
+        self.live_region = QLabel()
+        self.live_region.setObjectName("liveRegion")
+        self.live_region.setWordWrap(True)
+        self.live_region.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.live_region.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByKeyboard)
+        outer.addWidget(self.live_region)
+
+        order = [
+            self.talk_button, self.request_box, self.send_button, self.conversation, self.mirror,
+            self.send_keys_box, self.stop_button, self.settings_button, self.help_button,
+            self.use_sim_button, self.status_line, self.live_region,
+        ]
+        for a, b in zip(order, order[1:], strict=False):
+            self.setTabOrder(a, b)
+        self.areas = [self.talk_button, self.request_box, self.conversation, self.mirror, self.status_line]
+        self.resize(1100, 800)
+
+    def _install_shortcuts(self) -> None:
+        handlers: dict[Command, Callable[[], object]] = {
+            Command.HELP: self.show_shortcuts,
+            Command.TALK: self.toggle_listening,
+            Command.REPEAT: self.repeat_last,
+            Command.STOP: self.stop_run,
+            Command.STOP_ALT: self.stop_run,
+            Command.REQUEST_BOX: self.request_box.setFocus,
+            Command.NEXT_AREA: self.next_area,
+            Command.CONTRAST: self.toggle_contrast,
+            Command.LANGUAGE: self.toggle_language,
+            Command.SEND_KEYS: self.send_keys_box.toggle,
+            Command.RATE_UP: lambda: self.change_rate(+10),
+            Command.RATE_DOWN: lambda: self.change_rate(-10),
+            Command.SETTINGS: self.open_settings,
+            Command.QUIT: self.close,
+        }
+        self.shortcuts: dict[Command, QShortcut] = {}
+        for sc in SHORTCUTS:
+            shortcut = QShortcut(QKeySequence(sc.keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WindowShortcut)
+            shortcut.activated.connect(handlers[sc.command])
+            self.shortcuts[sc.command] = shortcut
+
+    # -- language and theme ----------------------------------------------------------------------
+
+    def retranslate(self, lang: str) -> None:
+        self.lang = lang
+        L = lang
+        self.setWindowTitle(tr("window_title", L))
+        self.setAccessibleName(tr("window_title", L))
+        self.setAccessibleDescription(tr("window_desc", L))
+        labelled: list[tuple[QWidget, str, str]] = [
+            (self.mirror, "mirror", "mirror_desc"),
+            (self.send_keys_box, "send_keys", "send_keys_desc"),
+            (self.conversation, "conversation", "conversation_desc"),
+            (self.request_box, "request", "request_desc"),
+            (self.send_button, "send", "send_desc"),
+            (self.stop_button, "stop", "stop_desc"),
+            (self.settings_button, "settings", "settings_desc"),
+            (self.help_button, "help", "help_desc"),
+            (self.use_sim_button, "use_sim", "use_sim_desc"),
+            (self.talk_button, "talk", "talk_desc"),
+        ]
+        for widget, name, desc in labelled:
+            widget.setAccessibleName(tr(name, L))
+            widget.setAccessibleDescription(tr(desc, L))
+        for button, key in (
+            (self.send_button, "send"), (self.stop_button, "stop"), (self.settings_button, "settings"),
+            (self.help_button, "help"), (self.use_sim_button, "use_sim"),
+        ):
+            button.setText(tr(key, L))
+        self.send_keys_box.setText(tr("send_keys", L))
+        self.talk_button.setText(tr("talk_listening" if self.state == State.LISTENING else "talk", L))
+        self.conversation_label.setText(tr("conversation", L))
+        self.request_label.setText(tr("request", L))
+        self.request_box.setPlaceholderText(tr("request_placeholder", L))
+        self.offer_label.setText(tr("sim_phone_offer", L))
+        self.mirror.set_placeholder(tr("mirror_empty", L))
+        self.status_line.setAccessibleDescription(tr("status_desc", L))
+        self.live_region.setAccessibleDescription(tr("announcements", L))
+        if not self.live_region.text():
+            self.live_region.setAccessibleName(tr("announcements", L))
+        self._update_status()
+        if self._dialog is not None:
+            self._dialog.retranslate(L)
+
+    def toggle_language(self) -> None:
+        self.set_language("zh" if self.lang == "en" else "en")
+
+    def set_language(self, lang: str) -> None:
+        self.retranslate(lang)
+        self.announcer.announce(tr("language_now", lang))
+
+    def set_theme(self, theme: Theme) -> None:
+        self.theme = theme
+        apply_theme(QApplication.instance(), theme)
+
+    def toggle_contrast(self) -> None:
+        on = self.theme.name is not ThemeName.HIGH_CONTRAST
+        self.set_theme(HIGH_CONTRAST if on else STANDARD)
+        self.announcer.announce(tr("contrast_on" if on else "contrast_off", self.lang))
+
+    def change_rate(self, delta: int) -> None:
+        rate = self.announcer.change_rate(delta)
+        self.announcer.announce(tr("rate_now", self.lang, rate=rate))
+
+    # -- status ------------------------------------------------------------------------------------
+
+    def _set_state(self, state: str) -> None:
+        self.state = state
+        self.talk_button.setText(tr("talk_listening" if state == State.LISTENING else "talk", self.lang))
+        self._update_status()
+        self.state_changed.emit(state)
+
+    def _update_status(self) -> None:
+        phone = self.phone.label.get(self.lang) if self.phone else tr("no_phone", self.lang)
+        text = tr("status_line", self.lang, phone=phone, agent=self.agent.label(self.lang), state=tr(self.state, self.lang))
+        self.status_line.setText(text)
+        self.status_line.setAccessibleName(text)
+        self.phone_label.setText(phone)
+        self.offer_bar.setVisible(self.phone is None)
+
+    # -- the phone ---------------------------------------------------------------------------------
+
+    def set_phone(self, phone: PhoneConnection | None) -> None:
+        if self.phone is not None and self.phone is not phone:
+            self.phone.close()
+        self.phone = phone
+        self._forwarder = KeyForwarder(phone.device, lambda: phone.world) if phone else None
+        self._update_status()
+        if phone is not None:
+            self.refresh_mirror()
+            if phone.is_simulated and self.agent.kind is AgentKind.DEMO:
+                self.conversation.add(EntryKind.NOTE, tr("demo_note", self.lang))
+
+    def use_simulated_phone(self) -> None:
+        opener = self.services.simulated_phone
+        if opener is None:
+            from app.phone import open_simulated
+
+            opener = open_simulated
+        self.set_phone(opener(self.lang))
+        self.announcer.announce(self.phone.label.get(self.lang) if self.phone else tr("no_phone", self.lang))
+
+    def refresh_mirror(self) -> None:
+        """Fetch and scale the phone's latest frame off the GUI thread (coalesced)."""
+        if self.phone is None:
+            return
+        if self._frame_op is not None:
+            self._frame_dirty = True
+            return
+        phone = self.phone
+
+        def fetch():
+            image, size = phone.frame()
+            return (None if image is None else pil_to_qimage(scaled_frame(image))), size
+
+        self._frame_op = BackgroundOp(fetch, on_done=self._on_frame, on_failed=self._on_frame_failed, parent=self)
+        self._frame_op.start()
+
+    def show_frame(self, image) -> None:
+        """Show a frame the loop already captured (scaled off the GUI thread)."""
+        if self._frame_op is not None:
+            self._frame_dirty = True
+            return
+        size = (image.width, image.height)
+        self._frame_op = BackgroundOp(lambda: (pil_to_qimage(scaled_frame(image)), size), on_done=self._on_frame,
+                                      on_failed=self._on_frame_failed, parent=self)
+        self._frame_op.start()
+
+    def _on_frame(self, result) -> None:
+        self._frame_op = None
+        image, size = result
+        if image is not None:
+            self.mirror.set_frame(image, size)
+        if self._frame_dirty:
+            self._frame_dirty = False
+            self.refresh_mirror()
+
+    def _on_frame_failed(self, exc: BaseException) -> None:
+        self._frame_op = None
+        log.warning("could not fetch a phone frame: %s", exc)
+
+    def _user_act(self, action: Action, spoken: str) -> None:
+        if self.phone is None:
+            return
+        if self.is_running():
+            self.announcer.announce(tr("mirror_busy", self.lang))
+            return
+        device = self.phone.device
+        BackgroundOp(lambda: device.act(action), on_done=lambda _r: self.refresh_mirror(),
+                     on_failed=lambda e: self.announcer.announce(tr("error", self.lang, text=e), Cue.ERROR),
+                     parent=self).start()
+        self.announcer.announce(spoken, speak=False)
+
+    def _on_mirror_tap(self, x: int, y: int) -> None:
+        self._user_act(Action.click(x, y), tr("tapped", self.lang, x=x, y=y))
+
+    def _on_mirror_long_press(self, x: int, y: int) -> None:
+        self._user_act(Action.long_press(x, y), tr("tapped", self.lang, x=x, y=y))
+
+    def _on_mirror_swipe(self, x1: int, y1: int, x2: int, y2: int, ms: int) -> None:
+        self._user_act(Action.scroll(x1, y1, x2, y2, duration_ms=ms), tr("tapped", self.lang, x=x2, y=y2))
+
+    def _on_send_keys_toggled(self, on: bool) -> None:
+        self.announcer.announce(tr("send_keys_on" if on else "send_keys_off", self.lang))
+
+    def forward_key(self, event: QKeyEvent) -> None:
+        if self._forwarder is None or self.is_running():
+            return
+        try:
+            self._forwarder.forward(event)
+        except Exception as exc:  # the phone refusing a key is reported, not fatal
+            self.announcer.announce(tr("error", self.lang, text=exc), Cue.ERROR)
+        self.refresh_mirror()
+
+    # -- voice -------------------------------------------------------------------------------------
+
+    def toggle_listening(self) -> None:
+        if self._dialog is not None:
+            self._dialog.voice_requested.emit()
+        elif self.state == State.LISTENING:
+            self.stop_listening()
+        else:
+            self.start_listening()
+
+    def start_listening(self) -> None:
+        if self.state == State.LISTENING:
+            return
+        voice = self.services.voice_input
+        if voice is None or self.services.transcriber is None:
+            self.announcer.announce(tr("no_mic", self.lang), Cue.ERROR)
+            return
+        if self.is_running() and self._dialog is None:
+            self.announcer.announce(tr("busy", self.lang))
+            return
+        voice.start()
+        self._set_state(State.LISTENING)
+        self.announcer.announce(tr("state_listening", self.lang), Cue.LISTENING)
+
+    def stop_listening(self) -> None:
+        if self.state != State.LISTENING:
+            return
+        voice, transcriber, lang = self.services.voice_input, self.services.transcriber, self.lang
+        self._set_state(State.TRANSCRIBING)
+        self.announcer.announce(tr("state_transcribing", lang), Cue.WORKING)
+
+        def work() -> str:
+            audio = voice.stop()
+            return "" if audio is None else transcriber(audio, lang).strip()
+
+        BackgroundOp(work, on_done=self._on_transcribed, on_failed=self._on_transcribe_failed, parent=self).start()
+
+    def _on_transcribed(self, text: str) -> None:
+        self._set_state(State.WAITING if self._dialog is not None else (State.WORKING if self.is_running() else State.IDLE))
+        if not text:
+            self.announcer.announce(tr("heard_nothing", self.lang), Cue.ERROR)
+            return
+        if self._dialog is not None:
+            self.answer_dialog_by_voice(text)
+            return
+        if self.handle_voice_command(text):
+            return
+        self.submit_request(text)
+
+    def handle_voice_command(self, text: str) -> bool:
+        """A whole-utterance meta-command (stop, repeat, slower, faster, help), recognised by
+        assistant_core.session.parse_meta; True when it was one and has been acted on."""
+        from assistant_core.session import MetaCommand, parse_meta
+
+        command = parse_meta(text)
+        actions = {
+            MetaCommand.STOP: self.stop_run,
+            MetaCommand.REPEAT: self.repeat_last,
+            MetaCommand.SLOWER: lambda: self.change_rate(-10),
+            MetaCommand.FASTER: lambda: self.change_rate(+10),
+            MetaCommand.HELP: self.show_shortcuts,
+        }
+        if command not in actions or (self.user_bridge.pending and command is not MetaCommand.STOP):
+            return False
+        self.conversation.add(EntryKind.REQUEST, tr("you_said", self.lang, text=text))
+        actions[command]()
+        return True
+
+    def _on_transcribe_failed(self, exc: BaseException) -> None:
+        self._set_state(State.IDLE if not self.is_running() else State.WORKING)
+        self.announcer.announce(tr("error", self.lang, text=exc), Cue.ERROR)
+
+    def answer_dialog_by_voice(self, text: str) -> None:
+        """A spoken answer to the open confirmation dialog (yes / no / repeat); anything else re-asks."""
+        from app.voice_answers import parse_answer
+
+        answer = parse_answer(text, self.lang)
+        self.conversation.add(EntryKind.ANSWER, tr("answer", self.lang, text=text))
+        if answer is None:
+            self.announcer.announce(tr("confirm_not_understood", self.lang), Cue.CONFIRM)
+        elif self._dialog is not None:
+            self._dialog.answer_with(answer)
+
+    # -- requests and the run ------------------------------------------------------------------------
+
+    def is_running(self) -> bool:
+        return self._run is not None
+
+    def submit_typed(self) -> None:
+        text = self.request_box.text().strip()
+        if self.submit_request(text):
+            self.request_box.clear()
+
+    def submit_request(self, text: str) -> bool:
+        """Start a run for `text`. Returns False (and says why) when it cannot start."""
+        text = text.strip()
+        if not text:
+            self.announcer.announce(tr("empty_request", self.lang), Cue.ERROR)
+            return False
+        if self.is_running() and self.user_bridge.pending:
+            self.conversation.add(EntryKind.ANSWER, tr("answer", self.lang, text=text))
+            self.user_bridge.reply(text)
+            return True
+        if self.is_running():
+            self.announcer.announce(tr("busy", self.lang))
+            return False
+        if self.phone is None:
+            self.announcer.announce(tr("sim_phone_offer", self.lang), Cue.ERROR)
+            return False
+        self.conversation.add(EntryKind.REQUEST, tr("you_said", self.lang, text=text))
+        starter = self.services.episode_starter
+        if starter is None:
+            from app.runner import start_episode
+
+            starter = start_episode
+        bridge, user, phone, agent, lang = self.bridge, self.user_bridge, self.phone, self.agent, self.lang
+        settings, history = self.caregiver_settings, self.services.history
+
+        def factory(stop_event: threading.Event):
+            bridge.bind_stop(stop_event)
+            user.bind_stop(stop_event)
+            return starter(EpisodeRequest(text, lang, phone, agent, bridge, user, stop_event, settings, history))
+
+        self._saw_finished = False
+        worker = GeneratorWorker(factory)
+        worker.event.connect(self._on_agent_event)
+        worker.finished.connect(self._on_agent_finished)
+        worker.failed.connect(self._on_agent_failed)
+        worker.stopped.connect(self._on_agent_stopped)
+        self._run = WorkerThread(worker, parent=self)
+        self._run.ended.connect(self._on_thread_ended)
+        self._set_state(State.WORKING)
+        self.announcer.announce(tr("started", self.lang, text=text), Cue.WORKING)
+        self.request_started.emit(text)
+        self._run.start()
+        return True
+
+    def stop_run(self) -> None:
+        """Escape: stop speaking, close a pending question as "no", and end the run."""
+        self.announcer.stop()
+        if self._run is None:
+            return
+        self._run.stop()
+        if self._dialog is not None:
+            self._dialog.answer_with(ConfirmAnswer.NO)
+        if self.user_bridge.pending:
+            self.user_bridge.reply(None)
+
+    def _show(self, p: Presented | None) -> None:
+        if p is None:
+            return
+        if p.kind is not None and p.text:
+            self.conversation.add(p.kind, p.text)
+            if p.speak:
+                self.announcer.announce(p.text, p.cue)
+        if p.closes_question and self._dialog is not None:
+            dialog, self._dialog = self._dialog, None
+            dialog.close_quietly()
+            dialog.deleteLater()
+            self._set_state(State.WORKING)
+        if p.frame is not None:
+            self.show_frame(p.frame)
+        elif p.refresh_mirror:
+            self.refresh_mirror()
+
+    def _on_agent_event(self, event: object) -> None:
+        from assistant_core.events import Finished
+
+        if isinstance(event, Finished):
+            self._saw_finished = True
+        self.events_seen.append(event)
+        self._show(present(event, self.lang))
+
+    def _on_agent_finished(self, result: object) -> None:
+        if not self._saw_finished:
+            self._show(present_result(result, self.lang))
+        self.refresh_mirror()
+        self._end_run(result)
+
+    def _on_agent_failed(self, exc: object) -> None:
+        from app.runner import describe_failure
+
+        self._show(Presented(EntryKind.ERROR, tr("error", self.lang, text=describe_failure(exc, self.lang)), Cue.ERROR))
+        self.refresh_mirror()
+        self._end_run(exc)
+
+    def _on_agent_stopped(self) -> None:
+        self._show(Presented(EntryKind.RESULT, tr("stopped_by_user", self.lang), Cue.INFO))
+        self.refresh_mirror()
+        self._end_run(None)
+
+    def _end_run(self, result: object) -> None:
+        self._set_state(State.IDLE)
+        self.last_result = result
+        self.run_finished.emit(result)
+
+    def _on_thread_ended(self) -> None:
+        if self._run is not None:
+            self._run.thread.wait(1000)
+        self._run = None
+
+    # -- confirmation ------------------------------------------------------------------------------
+
+    def _on_confirm_requested(self, request: object) -> None:
+        from app.runner import prompt_from_request
+
+        if self._dialog is not None:
+            return  # the loop asks again after a reminder or a re-reading: the dialog is still open
+        make_prompt = self.services.prompt_from_request or prompt_from_request
+        prompt = make_prompt(request, self.lang)
+        dialog = ConfirmDialog(prompt, lang=self.lang, announce=self.announcer.announce,
+                               timeout_s=self.services.confirm_timeout_s,
+                               on_repeat=lambda: self.bridge.answer(ConfirmAnswer.REPEAT), parent=self)
+        dialog.answered.connect(self._on_confirm_answered)
+        dialog.voice_requested.connect(self._listen_for_answer)
+        self._dialog = dialog
+        self._set_state(State.WAITING)
+        self.refresh_mirror()
+        dialog.start()
+
+    def _on_user_asked(self, question: object) -> None:
+        """The loop asked a free question (its Paused event already announced it): focus the box."""
+        self._set_state(State.WAITING)
+        self.request_box.setFocus()
+
+    def _listen_for_answer(self) -> None:
+        if self.state == State.LISTENING:
+            self.stop_listening()
+        else:
+            self.start_listening()
+
+    def _on_confirm_answered(self, answer: ConfirmAnswer) -> None:
+        dialog, self._dialog = self._dialog, None
+        if dialog is not None:
+            dialog.deleteLater()
+        self.bridge.answer(answer)
+        if self.is_running():
+            self._set_state(State.WORKING)
+
+    def apply_settings(self, settings: Any, agent: AgentChoice | None = None) -> None:
+        """Apply saved caregiver settings (assistant_core.settings.CaregiverSettings) to the window."""
+        self.caregiver_settings = settings
+        if agent is not None:
+            self.agent = agent
+        self.announcer.set_rate(round(settings.speech_rate * 100))
+        if settings.language != self.lang:
+            self.retranslate(settings.language)
+        self._update_status()
+
+    # -- help, settings, areas ---------------------------------------------------------------------
+
+    def show_shortcuts(self) -> None:
+        from app.help_dialog import ShortcutsDialog
+
+        lines = help_lines(self.lang)
+        dialog = ShortcutsDialog(lines, lang=self.lang, parent=self)
+        self._help_shown = dialog
+        dialog.open()
+        self.announcer.announce(" ".join(lines))
+
+    def open_settings(self) -> None:
+        opener = self.services.open_settings
+        if opener is None:
+            from app.settings_flow import open_caregiver_settings
+
+            opener = open_caregiver_settings
+        opener(self)
+
+    def repeat_last(self) -> None:
+        if not self.announcer.repeat_last():
+            self.announcer.announce(tr("nothing_to_repeat", self.lang))
+
+    def next_area(self) -> None:
+        current = QApplication.focusWidget()
+        areas = [a for a in self.areas if a.isVisible()]
+        idx = areas.index(current) if current in areas else -1
+        areas[(idx + 1) % len(areas)].setFocus(Qt.FocusReason.TabFocusReason)
+
+    # -- closing -----------------------------------------------------------------------------------
+
+    def shutdown(self, wait_ms: int = 3000) -> None:
+        """Stop the run and background work; called on close and by tests."""
+        self.announcer.stop()
+        if self._run is not None:
+            self._run.stop()
+            self.bridge.answer(ConfirmAnswer.NO)
+            self._run.thread.wait(wait_ms)
+        if self._frame_op is not None and self._frame_op.is_running():
+            self._frame_op.wait(wait_ms)
+        QApplication.instance().removeEventFilter(self._key_filter)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.shutdown()
+        if self.phone is not None:
+            self.phone.close()
+        super().closeEvent(event)
+

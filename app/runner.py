@@ -1,0 +1,111 @@
+"""Running one request: the bridge between the window's EpisodeRequest and assistant_core.loop.
+
+`start_episode(request)` is the default episode starter: it picks the policy for the chosen agent (the
+PhoneWorld-lite oracle for the scripted demonstration, matched to the request; the real policy
+otherwise) and returns assistant_core.loop.run_episode's generator of events. It runs on the worker
+thread. `prompt_from_request` turns the loop's ConfirmationRequest into the dialog's ConfirmPrompt;
+`describe_failure` makes any exception speakable.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Generator
+from typing import TYPE_CHECKING, Any
+
+from app.agent import AgentKind, AgentUnavailableError, make_policy, match_demo_task
+from app.confirm_dialog import ConfirmPrompt
+from assistant_core.i18n import Text
+from assistant_core.types import DeviceError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from app.main_window import EpisodeRequest
+
+log = logging.getLogger(__name__)
+
+NO_DEMO_MATCH = Text(
+    "In the scripted demonstration I can only do the simulated phone's own tasks, for example: {examples}.",
+    "在脚本演示中，我只能完成模拟手机自带的任务，例如：{examples}。",
+)
+
+
+def demo_examples(lang: str, n: int = 3) -> str:
+    from app.agent import demo_tasks
+
+    texts = [t.get(lang) for _id, t in demo_tasks()[:n]]
+    return "; ".join(texts)
+
+
+def gate_context(request: EpisodeRequest):
+    """The safety gate's context: the caregiver's allowed apps and categories. On the simulated phone,
+    before a caregiver has saved any settings, the toy phone's own apps are allowed (it is a
+    demonstration phone with nothing real on it); a real phone stays deny-all until set up."""
+    from assistant_core.safety import GateContext
+
+    phone, settings = request.connection, request.settings
+    labels = phone.device.installed_apps()
+    if settings is not None and (settings.allowed_apps or not phone.is_simulated):
+        allowed = frozenset(settings.allowed_apps)
+    elif phone.is_simulated:
+        allowed = frozenset(labels)
+    else:
+        allowed = frozenset()
+    always = frozenset(settings.always_confirm) if settings is not None else frozenset()
+    return GateContext(allowed_apps=allowed, always_confirm=always, app_labels=labels, lang=request.lang)
+
+
+def loop_config(request: EpisodeRequest):
+    from assistant_core.confirm import Patience
+    from assistant_core.loop import LoopConfig
+
+    s = request.settings
+    if s is None:
+        return LoopConfig(lang=request.lang)
+    return LoopConfig(step_budget=s.step_budget, loop_guard_repeats=s.loop_guard_repeats,
+                      patience=Patience(window_s=s.confirm_window_s, reminders=s.confirm_reminders),
+                      lang=request.lang)
+
+
+def start_episode(request: EpisodeRequest) -> Generator[Any, Any, Any]:
+    """The loop's generator for one request (see the module docstring). Runs on the worker thread."""
+    from assistant_core.loop import RunInfo, run_episode
+
+    phone, lang = request.connection, request.lang
+    task_id = ""
+    if request.agent.kind is AgentKind.DEMO:
+        match = match_demo_task(request.goal, seed=phone.seed)
+        if match is None:
+            raise AgentUnavailableError(NO_DEMO_MATCH.format(examples=demo_examples(lang)))
+        task_id = match.task_id
+        if phone.is_simulated and task_id != phone.task_id:
+            phone.load_task(task_id, lang)
+    policy = make_policy(request.agent, lang=lang, world=phone.world, task_id=task_id, seed=phone.seed)
+    info = RunInfo(device=phone.label.en, policy=request.agent.kind.value + (f":{task_id}" if task_id else ""))
+    return run_episode(request.goal, device=phone.device, policy=policy, confirmer=request.confirmer,
+                       user=request.user, context=gate_context(request), history=request.history,
+                       config=loop_config(request), stop=request.stop_event, info=info)
+
+
+def prompt_from_request(request: Any, lang: str) -> ConfirmPrompt:
+    """The dialog's text from assistant_core.confirm.ConfirmationRequest (or anything with a question)."""
+    question = getattr(request, "question", None)
+    if isinstance(question, Text):
+        decision = getattr(request, "decision", None)
+        reason = decision.reason.get(lang) if decision is not None and isinstance(decision.reason, Text) else ""
+        spoken = request.spoken(lang) if callable(getattr(request, "spoken", None)) else ""
+        return ConfirmPrompt(summary=question.get(lang), reason=reason, spoken=spoken)
+    if isinstance(request, ConfirmPrompt):
+        return request
+    return ConfirmPrompt(summary=str(request))
+
+
+def describe_failure(exc: object, lang: str) -> str:
+    """A sentence for the user about why a run stopped."""
+    if isinstance(exc, AgentUnavailableError):
+        return exc.text.get(lang)
+    if isinstance(exc, DeviceError):
+        return exc.message.get(lang)
+    text = getattr(exc, "text", None)
+    if isinstance(text, Text):
+        return text.get(lang)
+    return str(exc) or type(exc).__name__

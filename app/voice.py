@@ -1,0 +1,126 @@
+"""Voice in for the window, built on the speech package (no speech logic of our own here).
+
+- `WhisperTranscription(transcriber)`: the window's `transcriber(audio, lang) -> str`. `audio` is a WAV
+  path (speech.asr.transcribe_file) or 16 kHz samples; a transcript whose status is REPEAT gives "".
+  It is called on a worker thread; the Transcriber loads its model lazily behind its own lock.
+- `WavFileVoice(path)`: push-to-talk whose "recording" is a WAV file (tests, and `--listen-wav` demos on
+  machines without a microphone).
+- `MicrophoneVoice()`: speech.audio.Microphone + PushToTalk (HOLD): start() on press, stop() on release.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+
+class WhisperTranscription:
+    def __init__(self, transcriber: Any):
+        self.transcriber = transcriber
+        self.last: Any = None
+
+    def __call__(self, audio: Any, lang: str) -> str:
+        from speech.asr import TranscriptStatus, transcribe_file
+
+        language = lang if lang in ("en", "zh") else None
+        if isinstance(audio, str | Path):
+            transcript = transcribe_file(self.transcriber, audio, language=language)
+        else:
+            samples = getattr(audio, "samples", audio)
+            transcript = self.transcriber.transcribe(samples, language=language)
+        self.last = transcript
+        if transcript.status is TranscriptStatus.REPEAT:
+            return ""
+        return transcript.text
+
+
+def whisper_transcription(model: str = "base") -> WhisperTranscription:
+    """The real faster-whisper transcriber (model found by speech.models.ModelLocator, loaded on first use)."""
+    from speech.asr import AsrSettings, FasterWhisperTranscriber
+
+    return WhisperTranscription(FasterWhisperTranscriber(AsrSettings(model=model)))
+
+
+class WavFileVoice:
+    """Push-to-talk that 'records' a WAV file: `stop()` returns its path."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.starts = 0
+
+    def start(self) -> None:
+        self.starts += 1
+
+    def stop(self) -> Path:
+        return self.path
+
+
+class MicrophoneVoice:
+    """The default microphone with push-to-talk. `start()` raises the speech package's
+    AudioDeviceError (a bilingual message) when there is no microphone."""
+
+    def __init__(self) -> None:
+        from speech.audio import Microphone, PttMode, PushToTalk
+
+        self.mic = Microphone()
+        self.ptt = PushToTalk(mode=PttMode.HOLD)
+        self._stop = threading.Event()
+        self._pump: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._pump is None:
+            self.mic.open()
+            self._pump = threading.Thread(target=self.ptt.pump, args=(self.mic.blocks, self._stop), daemon=True)
+            self._pump.start()
+        self.ptt.press()
+
+    def stop(self) -> Any:
+        self.ptt.release()
+        utterance = self.ptt.wait_utterance(timeout=2.0)
+        return None if utterance is None else utterance.samples
+
+    def close(self) -> None:
+        self._stop.set()
+        self.mic.close()
+
+
+# -- voice out ------------------------------------------------------------------------------------------
+
+
+def make_speaker(sink: Any = None):
+    """speech.Speaker with piper (espeak-ng fallback) on `sink`, or on the sound card when None.
+    Raises the speech package's errors when there is no voice or no output device."""
+    from speech.audio import SoundDeviceSink
+    from speech.models import ModelLocator
+    from speech.tts import EspeakEngine, PiperEngine, Speaker, VoiceRouter
+
+    router = VoiceRouter(PiperEngine(locator=ModelLocator()), fallback=EspeakEngine())
+    return Speaker(router, sink if sink is not None else SoundDeviceSink(22_050))
+
+
+class EarconPlayer:
+    """Plays speech.earcons on a sink without blocking the caller (one short-lived thread per earcon,
+    a newer earcon interrupting an older one). `played` records the names, for review and tests."""
+
+    def __init__(self, sink: Any):
+        self.sink = sink
+        self.played: list[str] = []
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+
+    def play(self, cue: str) -> None:
+        from speech.earcons import Earcon, play
+
+        try:
+            name = Earcon(cue)
+        except ValueError:
+            return
+        with self._lock:
+            self._stop.set()
+            self._stop = stop = threading.Event()
+        self.played.append(str(name))
+        threading.Thread(target=play, args=(name, self.sink, stop), name="earcon", daemon=True).start()

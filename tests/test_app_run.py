@@ -1,0 +1,70 @@
+"""A typed request runs the real loop on the simulated phone, stops at the confirmation dialog, is
+answered by key, and the result is announced; the window keeps ticking meanwhile."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from app.announce import Cue
+from app.conversation import EntryKind
+from tests.app_fixtures import Ticker, make_window
+
+
+def _calls(window):
+    return [e for e in window.phone.world.sensitive_events if "call" in str(getattr(e, "kind", e)).lower()]
+
+
+def test_typed_request_confirmed_by_y_key(qtbot):
+    window = make_window(qtbot)
+    ticker = Ticker().start()
+    window.request_box.setText("Call Sophie Tang")
+    qtbot.keyClick(window.request_box, Qt.Key.Key_Return)
+    assert window.is_running()
+    qtbot.waitUntil(lambda: window._dialog is not None and window._dialog.isVisible(), timeout=30_000)
+    dialog = window._dialog
+    ticks_at_dialog = ticker.count
+    assert "Sophie Tang" in dialog.summary.text() or "Sophie Tang" in dialog.spoken_text()
+    assert any(a.cue is Cue.CONFIRM for a in window.announcer.log)
+    assert _calls(window) == []  # nothing happened before the yes
+    qtbot.keyClick(dialog, Qt.Key.Key_Y)
+    with qtbot.waitSignal(window.run_finished, timeout=30_000):
+        pass
+    ticker.stop()
+    assert ticks_at_dialog > 5 and ticker.count > ticks_at_dialog
+    assert _calls(window), "the call was confirmed, so it must have happened"
+    kinds = [e.kind for e in window.conversation.entries]
+    assert EntryKind.QUESTION in kinds and EntryKind.ANSWER in kinds and kinds[-1] is EntryKind.RESULT
+    assert window.announcer.log[-1].cue is Cue.SUCCESS
+    assert window.announcer.log[-1].text == window.conversation.entries[-1].text
+
+
+def test_escape_means_no_and_nothing_happens(qtbot):
+    window = make_window(qtbot)
+    window.submit_request("Call Sophie Tang")
+    qtbot.waitUntil(lambda: window._dialog is not None and window._dialog.isVisible(), timeout=30_000)
+    qtbot.keyClick(window._dialog, Qt.Key.Key_Escape)
+    with qtbot.waitSignal(window.run_finished, timeout=30_000):
+        pass
+    assert _calls(window) == []
+    assert any("not" in e.text.lower() for e in window.conversation.entries if e.kind is EntryKind.ANSWER)
+
+
+def test_stop_key_ends_a_waiting_run_as_no(qtbot):
+    window = make_window(qtbot)
+    window.submit_request("Call Sophie Tang")
+    qtbot.waitUntil(lambda: window._dialog is not None, timeout=30_000)
+    window.stop_run()
+    with qtbot.waitSignal(window.run_finished, timeout=30_000):
+        pass
+    assert _calls(window) == []
+    assert not window.is_running() or window._run is not None
+
+
+def test_unknown_demo_request_is_explained(qtbot):
+    window = make_window(qtbot)
+    window.submit_request("order me a pizza with extra cheese")
+    with qtbot.waitSignal(window.run_finished, timeout=30_000):
+        pass
+    last = window.conversation.entries[-1]
+    assert last.kind is EntryKind.ERROR
+    assert "scripted demonstration" in last.text
