@@ -1,7 +1,7 @@
 """Seeded content for task parameters: people, phone numbers, times, titles and bodies in both languages.
 
 Everything here is drawn from a `random.Random` handed in, so a task's params depend only on its seed.
-Names are one spelling in both languages (as a contact list holds them); free text that a user would
+Names are bilingual, as the contact list shows them in the phone's language; free text that a user would
 dictate (a note title, a meeting subject) is a `Text` pair, and verifiers accept either language.
 """
 
@@ -12,42 +12,41 @@ from dataclasses import dataclass
 
 from assistant_core.i18n import Text
 
-FIRST = ("Emma", "Liam", "Olivia", "Noah", "Ava", "Lucas", "Mia", "Ethan", "Sofia", "Leo", "Chloe", "Ryan")
-LAST = ("Chen", "Wang", "Li", "Zhang", "Liu", "Brown", "Smith", "Garcia", "Müller", "Kim", "Lopez", "Zhao")
-ZH_NAMES = ("王芳", "李伟", "张敏", "刘洋", "陈静", "杨磊", "赵丽", "黄强", "周杰", "吴婷")
+# Task people never collide with the world's seeded contacts (apps/content.py NAMES).
+NAMES: tuple[Text, ...] = (
+    Text("Sophie Tang", "唐苏菲"), Text("Ryan Gao", "高瑞安"), Text("Lily Deng", "邓莉莉"),
+    Text("Kevin Luo", "罗凯文"), Text("Nina Song", "宋妮娜"), Text("Tom Feng", "冯汤姆"),
+    Text("Amy Cao", "曹艾米"), Text("Eric Pan", "潘埃里克"), Text("Zoe Qian", "钱佐伊"),
+    Text("Max Yuan", "袁麦克斯"), Text("Ruby Jiang", "蒋露比"), Text("Sam Xie", "谢山姆"),
+)
 
 
 @dataclass(frozen=True)
 class Person:
-    name: str
+    """Someone a task is about: a bilingual name (as the contact list shows it), a number, a mail."""
+
+    name: Text
     phone: str
     email: str
 
+    def label(self, lang: str) -> str:
+        return self.name.get(lang)
+
 
 def phone_number(rng: random.Random) -> str:
-    """A mobile number in the style the seeded contacts use: 1 + 10 digits."""
-    return "1" + str(rng.choice((3, 5, 7, 8))) + "".join(str(rng.randrange(10)) for _ in range(9))
+    """A mobile number in the seeded contacts' style: "138 0013 8000"."""
+    return f"1{rng.choice('3589')}{rng.randint(0, 9)} {rng.randint(1000, 9999)} {rng.randint(1000, 9999)}"
 
 
-def person(rng: random.Random, *, exclude: tuple[str, ...] = ()) -> Person:
-    """A new person. About a third have a Chinese name."""
-    for _ in range(100):
-        if rng.random() < 0.33:
-            name = rng.choice(ZH_NAMES)
-            handle = f"user{rng.randrange(100, 999)}"
-        else:
-            first, last = rng.choice(FIRST), rng.choice(LAST)
-            name = f"{first} {last}"
-            handle = f"{first}.{last}".lower().replace("ü", "u")
-        if name not in exclude:
-            return Person(name, phone_number(rng), f"{handle}@example.com")
-    raise RuntimeError("could not draw a new person")
+def person(rng: random.Random, *, exclude: tuple[Text, ...] = ()) -> Person:
+    name = rng.choice([n for n in NAMES if n not in exclude])
+    return Person(name, phone_number(rng), name.en.lower().replace(" ", ".") + "@example.com")
 
 
-def people(rng: random.Random, n: int, *, exclude: tuple[str, ...] = ()) -> tuple[Person, ...]:
+def people(rng: random.Random, n: int) -> tuple[Person, ...]:
     out: list[Person] = []
     for _ in range(n):
-        out.append(person(rng, exclude=exclude + tuple(p.name for p in out)))
+        out.append(person(rng, exclude=tuple(p.name for p in out)))
     return tuple(out)
 
 
@@ -56,6 +55,10 @@ def other_phone(rng: random.Random, phone: str) -> str:
         candidate = phone_number(rng)
         if candidate != phone:
             return candidate
+
+
+def digits(number: str) -> str:
+    return "".join(c for c in number if c.isdigit())
 
 
 # Things people say, with both languages. -----------------------------------------------------------

@@ -22,6 +22,8 @@ from assistant_core.types import Action, Button, Observation, UIElement
 
 log = logging.getLogger(__name__)
 
+KEYBOARD_PKG = "com.android.inputmethod.latin"
+
 # Rows of the screen the oracle avoids when scrolling (status bar, navigation/keyboard area).
 SCROLL_TOP_FRACTION = 0.30
 SCROLL_BOTTOM_FRACTION = 0.70
@@ -95,6 +97,19 @@ class UI:
         self.obs: Observation | None = None
 
     # Reading ---------------------------------------------------------------------------------------
+
+    @property
+    def ui_lang(self) -> str:
+        """The language the phone shows (the world's when at hand, else the run's)."""
+        return self.world.language if self.world is not None else self.lang
+
+    def say(self, text: Text) -> str:
+        """A bilingual value (a name, a title) as the phone shows it."""
+        return text.get(self.ui_lang)
+
+    @property
+    def keyboard_up(self) -> bool:
+        return any(e.package == KEYBOARD_PKG for e in self.elements)
 
     @property
     def elements(self) -> tuple[UIElement, ...]:
@@ -184,7 +199,11 @@ class UI:
         yield Move(Action.finish(), thought or T("The task is done.", "任务完成了。"))
 
     def scroll(self, *, down: bool = True, within: UIElement | None = None, thought: Text | None = None) -> Iterator[Move]:
-        """One swipe that moves the content up (down=True shows what is below)."""
+        """One swipe that moves the content up (down=True shows what is below). Hides the keyboard
+        first (Back), since a swipe that starts on it would type instead of scroll."""
+        if self.keyboard_up:
+            yield Move(Action.press(Button.BACK), T("Hide the keyboard.", "收起键盘。"))
+            return
         if within is not None:
             left, top, right, bottom = within.bounds
             x = (left + right) // 2
@@ -230,15 +249,14 @@ class UI:
         yield from self.scroll_to(m, within=within)
         yield from self.tap(m, thought)
 
-    def type_into(self, field: Match | str, text: str, thought: Text, *, clear: bool = True) -> Iterator[Move]:
-        """Focus a text field by tapping it, clear what it holds (delete key presses), then type."""
+    def type_into(self, field: Match | str, text: str, thought: Text, *, replace: str = "") -> Iterator[Move]:
+        """Focus a text field by tapping it and type. `replace` is text the field is known to hold
+        already (an empty field shows its hint, so the tree cannot tell): it is deleted key by key."""
         el = self.need(field)
         if not el.focused:
             yield from self.tap(el, T("Tap the text field.", "点击输入框。"))
-            el = self.find(field) or el
-        if clear:
-            for _ in range(len(el.text) if el.text and not el.password else 0):
-                yield Move(Action.press(Button.DELETE), T("Clear the field.", "清空输入框。"))
+        for _ in range(len(replace)):
+            yield Move(Action.press(Button.DELETE), T("Delete the old text.", "删除原来的文字。"))
         yield Move(Action.type_text(text), thought)
 
     def wait_for(self, m: Match | str, *, tries: int = 3) -> Iterator[Move]:

@@ -1,5 +1,710 @@
-"""(tasks land here as their apps do)"""
+"""Single-app tasks outside Settings: Phone/Contacts, Messages, Calendar (and the other apps as they land).
+
+Tasks about a person add that person, and a decoy with a similar role, to the contacts in setup; the
+wrong-parameter run swaps them, so a verifier that only checks "some call happened" would be caught.
+"""
 
 from __future__ import annotations
 
-TASKS: tuple = ()
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from assistant_core.i18n import Text
+from harness.phoneworld.tasks import content
+from harness.phoneworld.tasks.base import Task, TaskCategory
+from harness.phoneworld.tasks.content import Person, digits, text_matches
+from harness.phoneworld.tasks.driver import UI, Match, Move, T
+from harness.phoneworld.tasks.flows import (
+    CALENDAR,
+    CLOCK,
+    GALLERY,
+    MAIL,
+    MESSAGES,
+    NOTES,
+    PHONE,
+    add_alarm,
+    add_contact,
+    add_event,
+    compose_mail,
+    contact_named,
+    grant_gallery,
+    new_note,
+    open_app,
+    open_contact,
+    open_mail,
+    open_photo,
+    put_contact,
+    rid,
+    send_sms,
+)
+
+
+class _Single(Task):
+    category: ClassVar[TaskCategory] = TaskCategory.SINGLE_APP
+    max_steps: ClassVar[int] = 25
+
+
+@dataclass(frozen=True)
+class PairParams:
+    """A target person and a decoy who is also in the contacts."""
+
+    target: Person
+    decoy: Person
+
+    def swapped(self) -> PairParams:
+        return PairParams(self.decoy, self.target)
+
+
+def _pair(rng: random.Random) -> PairParams:
+    a, b = content.people(rng, 2)
+    return PairParams(a, b)
+
+
+def _setup_pair(world: Any, params: PairParams) -> None:
+    put_contact(world, params.target)
+    put_contact(world, params.decoy)
+
+
+# --- Phone / Contacts -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewContactParams:
+    person: Person
+
+
+class ContactsAddContact(_Single):
+    id = "ContactsAddContact"
+    apps = (PHONE,)
+
+    def params(self, rng: random.Random) -> NewContactParams:
+        return NewContactParams(content.person(rng))
+
+    def perturb(self, params: NewContactParams, rng: random.Random) -> NewContactParams:
+        return NewContactParams(replace(params.person, phone=content.other_phone(rng, params.person.phone)))
+
+    def instruction(self, params: NewContactParams) -> Text:
+        p = params.person
+        return Text(
+            f"Add a new contact named {p.name.en} with the number {p.phone}.",
+            f"新建联系人{p.name.zh}，电话号码是 {p.phone}。",
+        )
+
+    def setup(self, world: Any, params: NewContactParams) -> None:
+        p = params.person
+        world.phone.contacts = [c for c in world.phone.contacts if c.name.en != p.name.en]
+
+    def is_successful(self, world: Any, params: NewContactParams) -> bool:
+        p = params.person
+        return any(
+            text_matches(c.name.en, p.name) and digits(c.phone) == digits(p.phone) for c in world.phone.contacts
+        )
+
+    def solve(self, ui: UI, params: NewContactParams) -> Iterator[Move]:
+        yield from add_contact(ui, ui.say(params.person.name), params.person.phone)
+
+
+class PhoneCallContact(_Single):
+    id = "PhoneCallContact"
+    apps = (PHONE,)
+
+    def params(self, rng: random.Random) -> PairParams:
+        return _pair(rng)
+
+    def perturb(self, params: PairParams, rng: random.Random) -> PairParams:
+        return params.swapped()
+
+    def instruction(self, params: PairParams) -> Text:
+        n = params.target.name
+        return Text(f"Call {n.en}.", f"给{n.zh}打电话。")
+
+    def setup(self, world: Any, params: PairParams) -> None:
+        _setup_pair(world, params)
+
+    def is_successful(self, world: Any, params: PairParams) -> bool:
+        want = digits(params.target.phone)
+        return any(c.outgoing and digits(c.number) == want for c in world.phone.calls)
+
+    def solve(self, ui: UI, params: PairParams) -> Iterator[Move]:
+        yield from open_contact(ui, params.target.name)
+        yield from ui.tap(rid(PHONE, "call_button"), T("Tap Call.", "点击“呼叫”。"))
+
+
+@dataclass(frozen=True)
+class NumberParams:
+    number: str
+
+
+class PhoneDialNumber(_Single):
+    id = "PhoneDialNumber"
+    apps = (PHONE,)
+
+    def params(self, rng: random.Random) -> NumberParams:
+        return NumberParams(content.digits(content.phone_number(rng)))
+
+    def perturb(self, params: NumberParams, rng: random.Random) -> NumberParams:
+        return NumberParams(content.digits(content.other_phone(rng, params.number)))
+
+    def instruction(self, params: NumberParams) -> Text:
+        return Text(f"Dial {params.number} on the keypad and call it.", f"用拨号键盘拨打 {params.number}。")
+
+    def setup(self, world: Any, params: NumberParams) -> None:
+        world.phone.calls = [c for c in world.phone.calls if digits(c.number) != params.number]
+
+    def is_successful(self, world: Any, params: NumberParams) -> bool:
+        return any(c.outgoing and digits(c.number) == params.number for c in world.phone.calls)
+
+    def solve(self, ui: UI, params: NumberParams) -> Iterator[Move]:
+        yield from open_app(ui, PHONE)
+        yield from ui.tap(rid(PHONE, "dialpad"), T("Open the keypad.", "打开拨号键盘。"))
+        yield from ui.type_into(rid(PHONE, "digits"), params.number, T("Enter the number.", "输入号码。"))
+        yield from ui.tap(rid(PHONE, "dialpad_call"), T("Tap Call.", "点击“呼叫”。"))
+
+
+class ContactsDeleteContact(_Single):
+    id = "ContactsDeleteContact"
+    apps = (PHONE,)
+
+    def params(self, rng: random.Random) -> PairParams:
+        return _pair(rng)
+
+    def perturb(self, params: PairParams, rng: random.Random) -> PairParams:
+        return params.swapped()
+
+    def instruction(self, params: PairParams) -> Text:
+        n = params.target.name
+        return Text(f"Delete the contact {n.en}.", f"删除联系人{n.zh}。")
+
+    def setup(self, world: Any, params: PairParams) -> None:
+        _setup_pair(world, params)
+
+    def is_successful(self, world: Any, params: PairParams) -> bool:
+        others = {p.name.en for p in world.people} | {params.decoy.name.en}
+        names = {c.name.en for c in world.phone.contacts}
+        return contact_named(world, params.target.name) is None and others <= names
+
+    def solve(self, ui: UI, params: PairParams) -> Iterator[Move]:
+        yield from open_contact(ui, params.target.name)
+        yield from ui.tap(rid(PHONE, "delete_button"), T("Tap 'Delete contact'.", "点击“删除联系人”。"))
+        yield from ui.tap(Match(rid="android:id/button1"), T("Confirm the deletion.", "确认删除。"))
+
+
+# --- Messages ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SmsParams:
+    target: Person
+    decoy: Person
+    body: Text
+
+
+class MessagesSendText(_Single):
+    id = "MessagesSendText"
+    apps = (MESSAGES, PHONE)
+
+    def params(self, rng: random.Random) -> SmsParams:
+        pair = _pair(rng)
+        return SmsParams(pair.target, pair.decoy, rng.choice(content.MESSAGES))
+
+    def perturb(self, params: SmsParams, rng: random.Random) -> SmsParams:
+        return SmsParams(params.decoy, params.target, params.body)
+
+    def instruction(self, params: SmsParams) -> Text:
+        n, b = params.target.name, params.body
+        return Text(f'Text {n.en}: "{b.en}"', f"给{n.zh}发短信：“{b.zh}”")
+
+    def setup(self, world: Any, params: SmsParams) -> None:
+        put_contact(world, params.target)
+        put_contact(world, params.decoy)
+
+    def is_successful(self, world: Any, params: SmsParams) -> bool:
+        sent = world.apps[MESSAGES].sent_to(params.target.phone)
+        return any(text_matches(t, params.body) for t in sent)
+
+    def solve(self, ui: UI, params: SmsParams) -> Iterator[Move]:
+        yield from send_sms(ui, ui.say(params.target.name), ui.say(params.body), who=params.target.name)
+
+
+# --- Calendar ---------------------------------------------------------------------------------------------
+
+MONTHS_EN = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+             "October", "November", "December")
+
+
+@dataclass(frozen=True)
+class EventParams:
+    title: Text
+    date: str  # YYYY-MM-DD
+    time: str  # HH:MM
+
+    @property
+    def spoken(self) -> Text:
+        y, m, d = (int(x) for x in self.date.split("-"))
+        hh, mm = (int(x) for x in self.time.split(":"))
+        en_time = f"{(hh - 1) % 12 + 1}:{mm:02d} {'pm' if hh >= 12 else 'am'}"
+        zh_time = f"{'下午' if hh >= 12 else '上午'}{(hh - 1) % 12 + 1}:{mm:02d}"
+        return Text(f"{MONTHS_EN[m - 1]} {d} at {en_time}", f"{m}月{d}日{zh_time}")
+
+
+def event_params(rng: random.Random) -> EventParams:
+    # April and May 2026: always after the world's start date (some day in March 2026).
+    month = rng.choice((4, 5))
+    return EventParams(
+        rng.choice(content.MEETINGS), f"2026-{month:02d}-{rng.randint(1, 28):02d}",
+        f"{rng.randint(8, 19):02d}:{rng.choice((0, 15, 30, 45)):02d}",
+    )
+
+
+def other_time(rng: random.Random, time: str) -> str:
+    while True:
+        t = f"{rng.randint(8, 19):02d}:{rng.choice((0, 15, 30, 45)):02d}"
+        if t != time:
+            return t
+
+
+def has_event(world: Any, title: Text, date: str, time: str) -> bool:
+    return any(text_matches(e.title, title) and e.date == date and e.time == time for e in world.calendar.events)
+
+
+class CalendarAddEvent(_Single):
+    id = "CalendarAddEvent"
+    apps = (CALENDAR,)
+
+    def params(self, rng: random.Random) -> EventParams:
+        return event_params(rng)
+
+    def perturb(self, params: EventParams, rng: random.Random) -> EventParams:
+        return replace(params, time=other_time(rng, params.time))
+
+    def instruction(self, params: EventParams) -> Text:
+        w = params.spoken
+        return Text(
+            f"Add '{params.title.en}' to my calendar on {w.en}.", f"在日历里添加“{params.title.zh}”，时间是{w.zh}。"
+        )
+
+    def setup(self, world: Any, params: EventParams) -> None:
+        world.calendar.events = [e for e in world.calendar.events if not text_matches(e.title, params.title)]
+
+    def is_successful(self, world: Any, params: EventParams) -> bool:
+        return has_event(world, params.title, params.date, params.time)
+
+    def solve(self, ui: UI, params: EventParams) -> Iterator[Move]:
+        yield from add_event(ui, ui.say(params.title), params.date, params.time)
+
+
+@dataclass(frozen=True)
+class DeleteEventParams:
+    target: Text
+    keep: Text
+    target_time: str
+    keep_time: str
+
+
+class CalendarDeleteEvent(_Single):
+    """Two events today; delete the named one and keep the other."""
+
+    id = "CalendarDeleteEvent"
+    apps = (CALENDAR,)
+
+    def params(self, rng: random.Random) -> DeleteEventParams:
+        a, b = rng.sample(content.MEETINGS, 2)
+        t1 = f"{rng.randint(9, 12):02d}:00"
+        return DeleteEventParams(a, b, t1, f"{rng.randint(14, 18):02d}:30")
+
+    def perturb(self, params: DeleteEventParams, rng: random.Random) -> DeleteEventParams:
+        return DeleteEventParams(params.keep, params.target, params.keep_time, params.target_time)
+
+    def instruction(self, params: DeleteEventParams) -> Text:
+        return Text(
+            f"Delete today's '{params.target.en}' event from my calendar.", f"把今天的“{params.target.zh}”日程删掉。"
+        )
+
+    def setup(self, world: Any, params: DeleteEventParams) -> None:
+        from harness.phoneworld.apps.calendar import Event
+
+        today = world.now.date().isoformat()
+        cal = world.calendar
+        cal.events = [e for e in cal.events if e.date != today]
+        for i, (title, time) in enumerate(((params.target, params.target_time), (params.keep, params.keep_time))):
+            cal.events.append(Event(f"task{i}", world.text(title), today, time))
+
+    def is_successful(self, world: Any, params: DeleteEventParams) -> bool:
+        titles = [e.title for e in world.calendar.events]
+        return not any(text_matches(t, params.target) for t in titles) and any(
+            text_matches(t, params.keep) for t in titles
+        )
+
+    def solve(self, ui: UI, params: DeleteEventParams) -> Iterator[Move]:
+        yield from open_app(ui, CALENDAR)
+        yield from ui.tap(Match(text=ui.say(params.target)), T("Open the event.", "打开这个日程。"))
+        yield from ui.tap(rid(CALENDAR, "delete"), T("Delete it.", "删除它。"))
+
+
+# --- Mail -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MailParams:
+    target: Person
+    decoy: Person
+    subject: Text
+    body: Text
+
+
+class MailSendMail(_Single):
+    id = "MailSendMail"
+    apps = (MAIL,)
+
+    def params(self, rng: random.Random) -> MailParams:
+        pair = _pair(rng)
+        return MailParams(pair.target, pair.decoy, rng.choice(content.MEETINGS), rng.choice(content.MESSAGES))
+
+    def perturb(self, params: MailParams, rng: random.Random) -> MailParams:
+        return replace(params, target=params.decoy, decoy=params.target)
+
+    def instruction(self, params: MailParams) -> Text:
+        p = params.target
+        return Text(
+            f"Email {p.name.en} at {p.email} with the subject '{params.subject.en}' and the text '{params.body.en}'.",
+            f"给{p.name.zh}（{p.email}）发一封邮件，主题是“{params.subject.zh}”，正文是“{params.body.zh}”。",
+        )
+
+    def setup(self, world: Any, params: MailParams) -> None:
+        put_contact(world, params.target)
+        put_contact(world, params.decoy)
+
+    def is_successful(self, world: Any, params: MailParams) -> bool:
+        return any(
+            m.to == params.target.email and text_matches(m.subject, params.subject) and text_matches(m.body, params.body)
+            for m in world.apps[MAIL].sent()
+        )
+
+    def solve(self, ui: UI, params: MailParams) -> Iterator[Move]:
+        yield from compose_mail(ui, params.target.email, ui.say(params.subject), ui.say(params.body))
+
+
+@dataclass(frozen=True)
+class DeleteMailParams:
+    subject: Text
+    keep: Text
+
+
+class MailDeleteMail(_Single):
+    id = "MailDeleteMail"
+    apps = (MAIL,)
+
+    def _subjects(self) -> tuple[Text, ...]:
+        from harness.phoneworld.apps.mail import OTHER
+
+        return tuple(o[0] for o in OTHER)
+
+    def params(self, rng: random.Random) -> DeleteMailParams:
+        a, b = rng.sample(self._subjects(), 2)
+        return DeleteMailParams(a, b)
+
+    def perturb(self, params: DeleteMailParams, rng: random.Random) -> DeleteMailParams:
+        return DeleteMailParams(params.keep, params.subject)
+
+    def instruction(self, params: DeleteMailParams) -> Text:
+        return Text(f"Delete the mail '{params.subject.en}'.", f"删除邮件“{params.subject.zh}”。")
+
+    def setup(self, world: Any, params: DeleteMailParams) -> None:
+        """The seeded inbox already holds every one of these mails."""
+
+    def is_successful(self, world: Any, params: DeleteMailParams) -> bool:
+        subjects = [m.subject for m in world.apps[MAIL].s.mails]
+        return not any(text_matches(x, params.subject) for x in subjects) and any(
+            text_matches(x, params.keep) for x in subjects
+        )
+
+    def solve(self, ui: UI, params: DeleteMailParams) -> Iterator[Move]:
+        yield from open_mail(ui, ui.say(params.subject))
+        yield from ui.tap(rid(MAIL, "delete"), T("Delete the mail.", "删除这封邮件。"))
+
+
+# --- Notes ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NoteParams:
+    title: Text
+    body: Text
+
+
+def find_note(world: Any, title: Text) -> Any:
+    return next((n for n in world.notes.notes if text_matches(n.title, title)), None)
+
+
+class NotesCreateNote(_Single):
+    id = "NotesCreateNote"
+    apps = (NOTES,)
+
+    def params(self, rng: random.Random) -> NoteParams:
+        return NoteParams(rng.choice(content.NOTE_TITLES), rng.choice(content.NOTE_BODIES))
+
+    def perturb(self, params: NoteParams, rng: random.Random) -> NoteParams:
+        return replace(params, body=content.other(rng, content.NOTE_BODIES, params.body))
+
+    def instruction(self, params: NoteParams) -> Text:
+        return Text(
+            f"Create a note titled '{params.title.en}' that says '{params.body.en}'.",
+            f"新建一条标题为“{params.title.zh}”的备忘录，内容是“{params.body.zh}”。",
+        )
+
+    def setup(self, world: Any, params: NoteParams) -> None:
+        world.notes.notes = [n for n in world.notes.notes if not text_matches(n.title, params.title)]
+
+    def is_successful(self, world: Any, params: NoteParams) -> bool:
+        note = find_note(world, params.title)
+        return note is not None and text_matches(note.body, params.body)
+
+    def solve(self, ui: UI, params: NoteParams) -> Iterator[Move]:
+        yield from new_note(ui, ui.say(params.title), ui.say(params.body))
+
+
+@dataclass(frozen=True)
+class DeleteNoteParams:
+    target: NoteParams
+    keep: NoteParams
+
+
+class NotesDeleteNote(_Single):
+    id = "NotesDeleteNote"
+    apps = (NOTES,)
+
+    def params(self, rng: random.Random) -> DeleteNoteParams:
+        (t1, t2), (b1, b2) = rng.sample(content.NOTE_TITLES, 2), rng.sample(content.NOTE_BODIES, 2)
+        return DeleteNoteParams(NoteParams(t1, b1), NoteParams(t2, b2))
+
+    def perturb(self, params: DeleteNoteParams, rng: random.Random) -> DeleteNoteParams:
+        return DeleteNoteParams(params.keep, params.target)
+
+    def instruction(self, params: DeleteNoteParams) -> Text:
+        return Text(f"Delete my note '{params.target.title.en}'.", f"删除我的备忘录“{params.target.title.zh}”。")
+
+    def setup(self, world: Any, params: DeleteNoteParams) -> None:
+        from harness.phoneworld.apps.notes import Note
+
+        notes = world.notes
+        keep = [n for n in notes.notes if not any(text_matches(n.title, p.title) for p in (params.target, params.keep))]
+        for i, p in enumerate((params.target, params.keep)):
+            keep.insert(0, Note(f"task{i}", world.text(p.title), world.text(p.body)))
+        notes.notes = keep
+
+    def is_successful(self, world: Any, params: DeleteNoteParams) -> bool:
+        return find_note(world, params.target.title) is None and find_note(world, params.keep.title) is not None
+
+    def solve(self, ui: UI, params: DeleteNoteParams) -> Iterator[Move]:
+        yield from open_app(ui, NOTES)
+        title = ui.say(params.target.title)
+        yield from ui.long_press(Match(text=title), T(f"Long-press the note '{title}'.", f"长按备忘录“{title}”。"))
+        yield from ui.tap(
+            Match(rid="android:id/title", text=T("Delete", "删除").get(ui.ui_lang)), T("Choose Delete.", "选择“删除”。")
+        )
+
+
+# --- Clock ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AlarmParams:
+    time: str
+    label: Text
+
+
+ALARM_LABELS = (Text("Medicine", "吃药"), Text("Walk the dog", "遛狗"), Text("Call mom", "给妈妈打电话"))
+
+
+def spoken_time(time: str) -> Text:
+    hh, mm = (int(x) for x in time.split(":"))
+    return Text(
+        f"{(hh - 1) % 12 + 1}:{mm:02d} {'pm' if hh >= 12 else 'am'}",
+        f"{'下午' if hh >= 12 else '上午'}{(hh - 1) % 12 + 1}点{mm:02d}分" if mm else f"{'下午' if hh >= 12 else '上午'}{(hh - 1) % 12 + 1}点",
+    )
+
+
+def alarm_time(rng: random.Random) -> str:
+    return f"{rng.choice((6, 10, 11, 13, 14, 16, 20, 21)):02d}:{rng.choice((0, 10, 20, 40, 50)):02d}"
+
+
+class ClockSetAlarm(_Single):
+    id = "ClockSetAlarm"
+    apps = (CLOCK,)
+
+    def params(self, rng: random.Random) -> AlarmParams:
+        return AlarmParams(alarm_time(rng), rng.choice(ALARM_LABELS))
+
+    def perturb(self, params: AlarmParams, rng: random.Random) -> AlarmParams:
+        while True:
+            t = alarm_time(rng)
+            if t != params.time:
+                return replace(params, time=t)
+
+    def instruction(self, params: AlarmParams) -> Text:
+        w = spoken_time(params.time)
+        return Text(
+            f"Set an alarm for {w.en} labelled '{params.label.en}'.", f"设一个{w.zh}的闹钟，标签是“{params.label.zh}”。"
+        )
+
+    def setup(self, world: Any, params: AlarmParams) -> None:
+        world.deskclock.alarms = [a for a in world.deskclock.alarms if a.time != params.time]
+
+    def is_successful(self, world: Any, params: AlarmParams) -> bool:
+        return any(
+            a.time == params.time and a.enabled and text_matches(a.label, params.label) for a in world.deskclock.alarms
+        )
+
+    def solve(self, ui: UI, params: AlarmParams) -> Iterator[Move]:
+        yield from add_alarm(ui, params.time, ui.say(params.label))
+
+
+@dataclass(frozen=True)
+class TwoAlarmsParams:
+    target: str
+    other: str
+
+
+class ClockTurnOffAlarm(_Single):
+    id = "ClockTurnOffAlarm"
+    apps = (CLOCK,)
+
+    def params(self, rng: random.Random) -> TwoAlarmsParams:
+        a, b = rng.sample(("06:15", "06:45", "07:05", "07:20", "08:10", "08:35"), 2)
+        return TwoAlarmsParams(a, b)
+
+    def perturb(self, params: TwoAlarmsParams, rng: random.Random) -> TwoAlarmsParams:
+        return TwoAlarmsParams(params.other, params.target)
+
+    def instruction(self, params: TwoAlarmsParams) -> Text:
+        w = spoken_time(params.target)
+        return Text(f"Turn off my {w.en} alarm.", f"关掉{w.zh}的闹钟。")
+
+    def setup(self, world: Any, params: TwoAlarmsParams) -> None:
+        from harness.phoneworld.apps.clock import Alarm
+
+        clock = world.deskclock
+        clock.alarms = [a for a in clock.alarms if a.time not in (params.target, params.other)]
+        clock.alarms += [Alarm("task0", params.target, "", True), Alarm("task1", params.other, "", True)]
+        clock.alarms.sort(key=lambda a: a.time)
+
+    def is_successful(self, world: Any, params: TwoAlarmsParams) -> bool:
+        by_time = {a.time: a for a in world.deskclock.alarms}
+        target, other = by_time.get(params.target), by_time.get(params.other)
+        return target is not None and not target.enabled and other is not None and other.enabled
+
+    def solve(self, ui: UI, params: TwoAlarmsParams) -> Iterator[Move]:
+        yield from open_app(ui, CLOCK)
+        yield from ui.scroll_tap(
+            Match(rid=f"{CLOCK}:id/onoff", where=lambda e: e.text.startswith(params.target)),
+            T(f"Switch off the {params.target} alarm.", f"关闭 {params.target} 的闹钟。"),
+            within=rid(CLOCK, "alarm_recycler_view"),
+        )
+
+
+@dataclass(frozen=True)
+class TimerParams:
+    minutes: int
+
+
+class ClockStartTimer(_Single):
+    id = "ClockStartTimer"
+    apps = (CLOCK,)
+
+    def params(self, rng: random.Random) -> TimerParams:
+        return TimerParams(rng.choice((3, 5, 8, 10, 15, 20, 25, 45)))
+
+    def perturb(self, params: TimerParams, rng: random.Random) -> TimerParams:
+        return TimerParams(rng.choice([m for m in (3, 5, 8, 10, 15, 20, 25, 45) if m != params.minutes]))
+
+    def instruction(self, params: TimerParams) -> Text:
+        return Text(f"Start a {params.minutes}-minute timer.", f"开一个 {params.minutes} 分钟的计时器。")
+
+    def setup(self, world: Any, params: TimerParams) -> None:
+        world.deskclock.timer_started_ms = None
+        world.deskclock.timer_seconds = 0
+
+    def is_successful(self, world: Any, params: TimerParams) -> bool:
+        clock = world.deskclock
+        return clock.timer_started_ms is not None and clock.timer_seconds == params.minutes * 60
+
+    def solve(self, ui: UI, params: TimerParams) -> Iterator[Move]:
+        yield from open_app(ui, CLOCK)
+        yield from ui.tap(rid(CLOCK, "tab_timer"), T("Open the Timer tab.", "打开“计时器”页。"))
+        yield from ui.type_into(rid(CLOCK, "timer_minutes"), str(params.minutes), T("Enter the minutes.", "输入分钟数。"))
+        yield from ui.tap(rid(CLOCK, "timer_start"), T("Start the timer.", "开始计时。"))
+
+
+# --- Gallery ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PhotoParams:
+    index: int  # which seeded photo (by position in the gallery's list)
+
+
+def photo_titles() -> tuple[Text, ...]:
+    from harness.phoneworld.apps.gallery import TITLES
+
+    return TITLES
+
+
+class GalleryDeletePhoto(_Single):
+    """Delete one photo, named by its title; the other photos stay."""
+
+    id = "GalleryDeletePhoto"
+    apps = (GALLERY,)
+
+    def params(self, rng: random.Random) -> NoteParams:
+        a, b = rng.sample(photo_titles(), 2)
+        return NoteParams(a, b)  # title to delete, title to keep
+
+    def perturb(self, params: NoteParams, rng: random.Random) -> NoteParams:
+        return NoteParams(params.body, params.title)
+
+    def instruction(self, params: NoteParams) -> Text:
+        return Text(f"Delete the photo called '{params.title.en}'.", f"删除名为“{params.title.zh}”的照片。")
+
+    def setup(self, world: Any, params: NoteParams) -> None:
+        grant_gallery(world)
+        gallery = world.gallery
+        wanted = {params.title.en, params.title.zh, params.body.en, params.body.zh}
+        photos = [p for p in gallery.photos if p.title not in wanted]
+        for i, title in enumerate((params.title, params.body)):
+            photo = photos.pop() if len(photos) > 6 else None
+            ref = photo.seed if photo else 4242 + i
+            date = photo.date if photo else world.now.date().isoformat()
+            from harness.phoneworld.apps.gallery import Photo
+
+            photos.insert(2 * i, Photo(f"task{i}", ref, world.text(title), date))
+        gallery.photos = photos
+
+    def is_successful(self, world: Any, params: NoteParams) -> bool:
+        titles = [p.title for p in world.gallery.photos]
+        return not any(text_matches(t, params.title) for t in titles) and any(text_matches(t, params.body) for t in titles)
+
+    def solve(self, ui: UI, params: NoteParams) -> Iterator[Move]:
+        yield from open_photo(ui, ui.say(params.title))
+        yield from ui.tap(rid(GALLERY, "delete"), T("Tap Delete.", "点击“删除”。"))
+        yield from ui.tap(Match(rid="android:id/button1"), T("Confirm.", "确认。"))
+
+
+TASKS: tuple[Task, ...] = (
+    ContactsAddContact(),
+    PhoneCallContact(),
+    PhoneDialNumber(),
+    ContactsDeleteContact(),
+    MessagesSendText(),
+    CalendarAddEvent(),
+    CalendarDeleteEvent(),
+    MailSendMail(),
+    MailDeleteMail(),
+    NotesCreateNote(),
+    NotesDeleteNote(),
+    ClockSetAlarm(),
+    ClockTurnOffAlarm(),
+    ClockStartTimer(),
+    GalleryDeletePhoto(),
+)

@@ -1,0 +1,245 @@
+"""Reusable pieces of task scripts and setups: UI flows a user would follow in one app (add a contact,
+send a text, add an event...), and start-state helpers that put a task's content into app state.
+
+Flows act only through the UI (`UI` moves); setup helpers write app state directly (that is what a
+task's setup is for). Packages are named here once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from assistant_core.i18n import Text
+from harness.phoneworld.tasks.content import Person, digits
+from harness.phoneworld.tasks.driver import UI, Match, Move, T
+
+SETTINGS = "com.android.settings"
+PHONE = "com.android.dialer"
+MESSAGES = "com.android.messaging"
+CALENDAR = "com.android.calendar"
+MAIL = "com.android.email"
+GALLERY = "com.android.gallery3d"
+NOTES = "com.phoneworld.notes"
+CLOCK = "com.android.deskclock"
+BROWSER = "com.android.browser"
+SHOP = "com.phoneworld.shop"
+CHAT = "com.phoneworld.chat"
+FILES = "com.android.documentsui"
+
+NAMES = {
+    SETTINGS: Text("Settings", "设置"),
+    PHONE: Text("Phone", "电话"),
+    MESSAGES: Text("Messages", "信息"),
+    CALENDAR: Text("Calendar", "日历"),
+    MAIL: Text("Mail", "邮件"),
+    GALLERY: Text("Gallery", "相册"),
+    NOTES: Text("Notes", "备忘录"),
+    CLOCK: Text("Clock", "时钟"),
+    BROWSER: Text("Browser", "浏览器"),
+    SHOP: Text("Shop", "商城"),
+    CHAT: Text("Chat", "聊天"),
+    FILES: Text("Files", "文件"),
+}
+
+
+def rid(package: str, name: str, **kw: Any) -> Match:
+    return Match(rid=f"{package}:id/{name}", **kw)
+
+
+def open_app(ui: UI, package: str) -> Iterator[Move]:
+    yield from ui.open(package, NAMES.get(package, Text(package, package)))
+
+
+# --- start-state helpers ------------------------------------------------------------------------------
+
+
+def put_contact(world: Any, p: Person) -> None:
+    """Add a task person to the contact list (replacing any contact with the same name or number)."""
+    from harness.phoneworld.apps.phone import Contact
+
+    state = world.phone
+    state.contacts = [
+        c for c in state.contacts if c.name.en != p.name.en and digits(c.phone) != digits(p.phone)
+    ]
+    state.contacts.append(Contact(f"t{len(state.contacts)}", p.name, p.phone, p.email))
+    state.contacts.sort(key=lambda c: c.name.en.lower())
+
+
+def contact_named(world: Any, name: Text) -> Any:
+    return next((c for c in world.phone.contacts if c.name.en == name.en), None)
+
+
+# --- Phone / Contacts ---------------------------------------------------------------------------------
+
+
+def open_contact(ui: UI, name: Text) -> Iterator[Move]:
+    yield from open_app(ui, PHONE)
+    label = ui.say(name)
+    yield from ui.scroll_tap(
+        Match(text=label),
+        T(f"Open {name.en}'s contact card.", f"打开{name.zh}的联系人信息。"),
+        within=rid(PHONE, "contact_list"),
+    )
+
+
+def add_contact(ui: UI, name: str, phone: str) -> Iterator[Move]:
+    yield from open_app(ui, PHONE)
+    yield from ui.tap(rid(PHONE, "add_contact"), T("Tap 'Add contact'.", "点击“新建联系人”。"))
+    yield from ui.type_into(rid(PHONE, "name_field"), name, T(f"Type the name {name}.", f"输入姓名{name}。"))
+    yield from ui.type_into(rid(PHONE, "phone_field"), phone, T(f"Type the number {phone}.", f"输入号码{phone}。"))
+    yield from ui.tap(rid(PHONE, "save"), T("Save the contact.", "保存联系人。"))
+
+
+# --- Messages -----------------------------------------------------------------------------------------
+
+
+def send_sms(ui: UI, to: str, body: str, *, who: Text | None = None) -> Iterator[Move]:
+    """New message to `to` (a name as shown, or a number) with `body`, then Send."""
+    who = who or Text(to, to)
+    yield from open_app(ui, MESSAGES)
+    yield from ui.tap(rid(MESSAGES, "start_chat_fab"), T("Start a new message.", "新建一条信息。"))
+    yield from ui.type_into(
+        rid(MESSAGES, "recipient_text_view"), to, T(f"Address it to {who.en}.", f"收件人填{who.zh}。")
+    )
+    yield from ui.type_into(rid(MESSAGES, "compose_message_text"), body, T("Type the message.", "输入短信内容。"))
+    yield from ui.tap(rid(MESSAGES, "send_message_button"), T("Send it.", "发送。"))
+
+
+# --- Calendar -----------------------------------------------------------------------------------------
+
+
+def add_event(ui: UI, title: str, date: str, time: str, *, location: str = "") -> Iterator[Move]:
+    """New event with title, date "YYYY-MM-DD" and time "HH:MM", then Save."""
+    yield from open_app(ui, CALENDAR)
+    yield from ui.tap(rid(CALENDAR, "floating_action_button"), T("Tap 'New event'.", "点击“新建日程”。"))
+    yield from ui.type_into(rid(CALENDAR, "title"), title, T(f"Title it '{title}'.", f"标题填“{title}”。"))
+    # The date field starts filled with the shown day: replace it.
+    current = ui.need(rid(CALENDAR, "start_date")).text
+    yield from ui.type_into(
+        rid(CALENDAR, "start_date"), date, T(f"Set the date to {date}.", f"日期填{date}。"), replace=current
+    )
+    yield from ui.type_into(rid(CALENDAR, "start_time"), time, T(f"Set the time to {time}.", f"时间填{time}。"))
+    if location:
+        yield from ui.type_into(rid(CALENDAR, "location"), location, T("Add the place.", "填写地点。"))
+    yield from ui.tap(rid(CALENDAR, "save"), T("Save the event.", "保存日程。"))
+
+
+# --- Mail -----------------------------------------------------------------------------------------------
+
+
+def compose_mail(ui: UI, to: str, subject: str, body: str) -> Iterator[Move]:
+    yield from open_app(ui, MAIL)
+    yield from ui.tap(rid(MAIL, "compose_button"), T("Tap Compose.", "点击“写邮件”。"))
+    yield from fill_mail(ui, to, subject, body)
+
+
+def fill_mail(ui: UI, to: str, subject: str, body: str, *, body_prefilled: bool = False) -> Iterator[Move]:
+    """Fill an open compose form and send it (fields left "" stay as they are)."""
+    if to:
+        yield from ui.type_into(rid(MAIL, "to"), to, T(f"Address it to {to}.", f"收件人填{to}。"))
+    if subject:
+        yield from ui.type_into(rid(MAIL, "subject"), subject, T("Type the subject.", "输入主题。"))
+    if body:
+        yield from ui.type_into(rid(MAIL, "body"), body, T("Type the text.", "输入正文。"))
+    yield from ui.tap(rid(MAIL, "send"), T("Send the mail.", "发送邮件。"))
+
+
+def open_mail(ui: UI, subject: str) -> Iterator[Move]:
+    yield from open_app(ui, MAIL)
+    yield from ui.scroll_tap(
+        Match(where=lambda e: e.text == subject and e.resource_id == "android:id/summary"),
+        T(f"Open the mail '{subject}'.", f"打开邮件“{subject}”。"),
+        within=rid(MAIL, "thread_list"),
+    )
+
+
+# --- Notes ----------------------------------------------------------------------------------------------
+
+
+def new_note(ui: UI, title: str, body: str, *, paste: bool = False) -> Iterator[Move]:
+    """A new note with `title` and `body` (or, with `paste`, the clipboard pasted into the body), saved."""
+    yield from open_app(ui, NOTES)
+    yield from ui.tap(rid(NOTES, "new_note"), T("Start a new note.", "新建一条备忘录。"))
+    yield from ui.type_into(rid(NOTES, "note_title"), title, T(f"Title it '{title}'.", f"标题写“{title}”。"))
+    if paste:
+        yield from paste_into(ui, rid(NOTES, "note_body"))
+    else:
+        yield from ui.type_into(rid(NOTES, "note_body"), body, T("Write the note.", "输入备忘内容。"))
+    yield from ui.tap(rid(NOTES, "save"), T("Save the note.", "保存备忘录。"))
+
+
+def paste_into(ui: UI, field: Match) -> Iterator[Move]:
+    """Long-press a field for the edit menu and choose Paste."""
+    yield from ui.long_press(field, T("Long-press the field to paste.", "长按输入框以粘贴。"))
+    yield from ui.tap(Match(rid="android:id/title", text=PASTE.get(ui.ui_lang)), T("Choose Paste.", "选择“粘贴”。"))
+
+
+def copy_text(ui: UI, m: Match, what: Text) -> Iterator[Move]:
+    """Long-press a copyable text and choose Copy."""
+    yield from ui.long_press(m, T(f"Long-press {what.en} to copy it.", f"长按{what.zh}以复制。"))
+    yield from ui.tap(Match(rid="android:id/title", text=COPY.get(ui.ui_lang)), T("Choose Copy.", "选择“复制”。"))
+
+
+PASTE = Text("Paste", "粘贴")
+COPY = Text("Copy", "复制")
+
+
+# --- Clock ----------------------------------------------------------------------------------------------
+
+
+def add_alarm(ui: UI, time: str, label: str = "") -> Iterator[Move]:
+    yield from open_app(ui, CLOCK)
+    yield from ui.tap(rid(CLOCK, "fab"), T("Tap 'Add alarm'.", "点击“添加闹钟”。"))
+    yield from ui.type_into(rid(CLOCK, "alarm_time"), time, T(f"Set the time {time}.", f"时间填{time}。"))
+    if label:
+        yield from ui.type_into(rid(CLOCK, "alarm_label"), label, T("Add the label.", "填写标签。"))
+    yield from ui.tap(rid(CLOCK, "save"), T("Save the alarm.", "保存闹钟。"))
+
+
+# --- Gallery --------------------------------------------------------------------------------------------
+
+
+def grant_gallery(world: Any) -> None:
+    """Start with the Gallery's photo permission already granted (the user set the phone up)."""
+    from harness.phoneworld.records import Permission
+
+    world.granted.add((GALLERY, Permission.PHOTOS))
+
+
+def open_photo(ui: UI, title: str) -> Iterator[Move]:
+    yield from open_app(ui, GALLERY)
+    yield from ui.scroll_tap(
+        Match(rid=f"{GALLERY}:id/thumbnail", desc_contains=title),
+        T(f"Open the photo '{title}'.", f"打开照片“{title}”。"),
+        within=rid(GALLERY, "photo_grid"),
+    )
+
+
+# --- Wallet ---------------------------------------------------------------------------------------------
+
+WALLET = "com.phoneworld.wallet"
+
+
+def pay_with_wallet(ui: UI) -> Iterator[Move]:
+    """On the Wallet's confirmation: Pay, then the PIN on the secure keypad. The PIN is the user's: the
+    oracle reads it from world state (a real agent must hand over to the user here)."""
+    yield from ui.tap(rid(WALLET, "pay_button"), T("Tap Pay.", "点击“支付”。"))
+    if ui.world is None:
+        from harness.phoneworld.tasks.driver import OracleStuck
+
+        raise OracleStuck("the payment PIN is the user's; without the world the oracle cannot enter it")
+    for digit in ui.world.wallet.pin:
+        yield from ui.tap(Match(rid=f"{WALLET}:id/pin_key", text=digit), T("Enter the PIN.", "输入支付密码。"))
+
+
+def allow_permission(ui: UI) -> Iterator[Move]:
+    yield from ui.tap(
+        Match(rid="com.android.permissioncontroller:id/permission_allow_button"), T("Tap Allow.", "点击“允许”。")
+    )
+
+
+def deny_permission(ui: UI) -> Iterator[Move]:
+    yield from ui.tap(
+        Match(rid="com.android.permissioncontroller:id/permission_deny_button"), T("Tap Don't allow.", "点击“不允许”。")
+    )
