@@ -30,6 +30,8 @@ KNOWN_APPS: dict[str, tuple[str, ...]] = {
     "com.google.android.dialer": ("Google Phone",),
     "com.android.contacts": ("Contacts", "People", "联系人", "通讯录"),
     "com.phoneworld.shop": ("Shop", "Store", "商城", "商店"),
+    "com.phoneworld.chat": ("WeChat", "Chat", "微信", "聊天"),
+    "com.android.documentsui": ("Files", "File manager", "文件", "文件管理"),
     "com.phoneworld.wallet": ("Wallet", "钱包"),
     "com.android.camera2": ("Camera", "相机", "照相机"),
     "com.android.vending": ("Play Store", "Google Play", "应用商店"),
@@ -90,7 +92,11 @@ def resolve_app(name: str, installed: dict[str, str]) -> str | None:
     for pkg in known:
         if pkg in installed or not installed:
             return pkg
-    partial = [pkg for pkg, label in installed.items() if key and (key in normalize_name(label) or normalize_name(label) in key)]
+    partial = [
+        pkg
+        for pkg, label in installed.items()
+        if normalize_name(label) and (key in normalize_name(label) or normalize_name(label) in key)
+    ]
     if len(partial) == 1:
         return partial[0]
     if known:

@@ -1,0 +1,85 @@
+"""Fixtures for tests that drive PhoneWorld-lite through the real adb server (reuse them anywhere).
+
+    from tests.adb_fixtures import adb_server, sim_phone, adb_device  # noqa: F401  (pytest fixtures)
+
+- `adb_server` (session): the real adb binary adbutils ships, `server nodaemon` on a free private port
+  (never 5037), with its own HOME; killed by pid at the end of the session. While it runs,
+  ADBUTILS_ADB_PATH points at /bin/false, so any code path that would make adbutils spawn a server of
+  its own fails loudly instead of starting one on 5037.
+- `sim_phone` (function): a fresh SimPhone (World seed 0, English) on its own port, `adb connect`ed and
+  in state "device"; disconnected and stopped afterwards. `attach_phone(server, world)` does the same
+  for a world you built (a task's start state), as a context manager.
+- `adb_device` (function): an AdbDevice for `sim_phone` (reconnect grace 3 s).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from harness.adb import AdbDevice, connect
+from harness.adbserver import AdbServer
+from harness.phoneworld.phone import SimPhone
+
+
+def wait_state(server: AdbServer, serial: str, state: str = "device", timeout: float = 10.0) -> str:
+    """Poll `adb devices` until `serial` is in `state`; returns the last state seen."""
+    client = server.client()
+    deadline = time.monotonic() + timeout
+    seen = "gone"
+    while time.monotonic() < deadline:
+        seen = next((d.state for d in client.list() if d.serial == serial), "gone")
+        if seen == state:
+            return seen
+        time.sleep(0.05)
+    return seen
+
+
+@contextlib.contextmanager
+def attach_phone(server: AdbServer, world, **phone_kwargs) -> Iterator[SimPhone]:
+    """Serve `world` as a phone, connect the adb server to it, and clean up afterwards."""
+    phone = SimPhone(world, **phone_kwargs).start()
+    client = server.client()
+    try:
+        connect(client, phone.address)
+        state = wait_state(server, phone.address)
+        assert state == "device", f"simulated phone stuck in {state!r}"
+        yield phone
+    finally:
+        with contextlib.suppress(Exception):
+            client.disconnect(phone.address)
+        phone.stop()
+
+
+@pytest.fixture(scope="session")
+def adb_server(tmp_path_factory) -> Iterator[AdbServer]:
+    previous = os.environ.get("ADBUTILS_ADB_PATH")
+    os.environ["ADBUTILS_ADB_PATH"] = "/bin/false"
+    server = AdbServer(home=tmp_path_factory.mktemp("adb-home")).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        if previous is None:
+            os.environ.pop("ADBUTILS_ADB_PATH", None)
+        else:
+            os.environ["ADBUTILS_ADB_PATH"] = previous
+
+
+@pytest.fixture
+def sim_phone(adb_server) -> Iterator[SimPhone]:
+    from harness.phoneworld.world import World
+
+    with attach_phone(adb_server, World(seed=0, language="en")) as phone:
+        yield phone
+
+
+@pytest.fixture
+def adb_device(adb_server, sim_phone) -> Iterator[AdbDevice]:
+    device = AdbDevice(adb_server.client(), sim_phone.address, reconnect_grace_s=3.0)
+    yield device
+    device.close()

@@ -1,0 +1,79 @@
+"""The real `adb` command-line client (adb 36, the binary adbutils ships) against the simulated phone."""
+
+from __future__ import annotations
+
+import io
+
+from PIL import Image, ImageChops
+
+from tests.adb_fixtures import adb_server, sim_phone  # noqa: F401
+
+
+def adb(server, phone, *args, **kw):
+    return server.cli("-s", phone.address, *args, **kw)
+
+
+def test_devices_lists_the_phone_with_its_banner(adb_server, sim_phone):
+    out = adb_server.cli("devices", "-l").stdout.decode()
+    line = next(ln for ln in out.splitlines() if ln.startswith(sim_phone.address))
+    assert line.split()[1] == "device"
+    assert "model:PhoneWorld_Lite" in line and "device:phoneworld" in line
+    features = adb(adb_server, sim_phone, "features").stdout.decode().split()
+    assert {"shell_v2", "cmd", "stat_v2"} <= set(features)
+
+
+def test_shell_echo_and_exit_status(adb_server, sim_phone):
+    r = adb(adb_server, sim_phone, "shell", "echo", "hello", "世界")
+    assert r.returncode == 0 and r.stdout == "hello 世界\n".encode()
+    assert adb(adb_server, sim_phone, "shell", "false").returncode == 1
+    r = adb(adb_server, sim_phone, "shell", "frobnicate --now")
+    assert r.returncode == 127
+    assert b"/system/bin/sh: frobnicate: inaccessible or not found" in r.stderr
+    r = adb(adb_server, sim_phone, "shell", "echo a && false || echo b; echo $?")
+    assert r.stdout.decode().split() == ["a", "b", "0"]
+
+
+def test_exec_out_screencap_is_the_world_as_png(adb_server, sim_phone):
+    r = adb(adb_server, sim_phone, "exec-out", "screencap", "-p")
+    assert r.returncode == 0 and r.stdout.startswith(b"\x89PNG\r\n\x1a\n")
+    image = Image.open(io.BytesIO(r.stdout))
+    assert image.size == (1080, 2400)
+    assert ImageChops.difference(image.convert("RGB"), sim_phone.world.screenshot()).getbbox() is None
+
+
+def test_shell_input_tap_changes_the_world(adb_server, sim_phone):
+    world = sim_phone.world
+    icon = world.find("Settings")
+    assert icon is not None and world.foreground[0] == "com.android.launcher3"
+    x, y = icon.center
+    r = adb(adb_server, sim_phone, "shell", "input", "tap", str(x), str(y))
+    assert r.returncode == 0
+    assert world.foreground[0] == "com.android.settings"
+    focus = adb(adb_server, sim_phone, "shell", "dumpsys window | grep mCurrentFocus").stdout.decode()
+    assert "com.android.settings/" in focus
+
+
+def test_uiautomator_dump_then_pull(adb_server, sim_phone, tmp_path):
+    r = adb(adb_server, sim_phone, "shell", "uiautomator", "dump", "/sdcard/ui.xml")
+    assert r.stdout.decode().strip() == "UI hierchary dumped to: /sdcard/ui.xml"
+    target = tmp_path / "ui.xml"
+    r = adb(adb_server, sim_phone, "pull", "/sdcard/ui.xml", str(target))
+    assert r.returncode == 0, r.stderr
+    assert target.read_text(encoding="utf-8") == sim_phone.world.ui_xml()
+
+
+def test_push_then_read_back(adb_server, sim_phone, tmp_path):
+    payload = ("第一行 line one\n" * 5000).encode()  # larger than one sync DATA chunk and one WRTE
+    source = tmp_path / "notes.txt"
+    source.write_bytes(payload)
+    r = adb(adb_server, sim_phone, "push", str(source), "/sdcard/Download/notes.txt")
+    assert r.returncode == 0, r.stderr
+    assert sim_phone.fs.read("/sdcard/Download/notes.txt") == payload
+    assert adb(adb_server, sim_phone, "exec-out", "cat /sdcard/Download/notes.txt").stdout == payload
+    listing = adb(adb_server, sim_phone, "shell", "ls", "/sdcard/Download").stdout.decode().split()
+    assert "notes.txt" in listing
+    back = tmp_path / "back.txt"
+    assert adb(adb_server, sim_phone, "pull", "/sdcard/Download/notes.txt", str(back)).returncode == 0
+    assert back.read_bytes() == payload
+    r = adb(adb_server, sim_phone, "pull", "/sdcard/nothing-here", str(tmp_path / "x"))
+    assert r.returncode != 0
