@@ -1,6 +1,6 @@
 """Fixtures for tests that drive PhoneWorld-lite through the real adb server (reuse them anywhere).
 
-    from tests.adb_fixtures import adb_server, sim_phone, adb_device  # noqa: F401  (pytest fixtures)
+    pytest_plugins = ("tests.adb_fixtures",)   # in a test module: adb_server, sim_phone, adb_device
 
 - `adb_server` (session): the real adb binary adbutils ships, `server nodaemon` on a free private port
   (never 5037), with its own HOME; killed by pid at the end of the session. While it runs,

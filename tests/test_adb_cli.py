@@ -6,7 +6,7 @@ import io
 
 from PIL import Image, ImageChops
 
-from tests.adb_fixtures import adb_server, sim_phone  # noqa: F401
+pytest_plugins = ("tests.adb_fixtures",)
 
 
 def adb(server, phone, *args, **kw):

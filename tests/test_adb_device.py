@@ -9,7 +9,9 @@ from PIL import ImageChops
 from assistant_core.types import Action, ActionKind, ActionOutOfBounds, Button, Device
 from harness.adb import AdbDevice, AppNotFoundError, parse_ui_xml
 from harness.phoneworld import SimDevice, World
-from tests.adb_fixtures import adb_device, adb_server, attach_phone, sim_phone  # noqa: F401
+from tests.adb_fixtures import attach_phone
+
+pytest_plugins = ("tests.adb_fixtures",)
 
 
 class FakeClock:
