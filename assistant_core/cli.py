@@ -299,6 +299,7 @@ def _run(args: argparse.Namespace) -> int:
                 "id": task.id, "seed": device_spec.seed, "verifier_passed": verifier,
                 "sensitive_events": [_event_json(e) for e in world.sensitive_events],
             },
+            "sensitive_events": ([_event_json(e) for e in world.sensitive_events] if world is not None else None),
             "notes": notes,
             "events": events,
         }
