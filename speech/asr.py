@@ -242,15 +242,13 @@ class SegmentFilter:
         return any(prompt[i : i + 4] in squashed for i in range(len(prompt) - 3))
 
 
+_LOOP = re.compile(r"(.{1,4}?)\1{7,}")
+
+
 def _repetitive(squashed: str) -> bool:
-    """A short unit repeated many times ('55555...', '按按按按', 'ha ha ha ha ha ha')."""
-    if len(squashed) < 12:
-        return False
-    for unit in range(1, 5):
-        pattern = squashed[:unit]
-        if pattern * (len(squashed) // unit) == squashed[: unit * (len(squashed) // unit)]:
-            return True
-    return len(set(squashed)) <= max(2, len(squashed) // 10)
+    """A short unit repeated 8 or more times in a row ('5555...', '按按按按...', '作曲作曲...'): Whisper's
+    decoding loop, not speech."""
+    return bool(_LOOP.search(squashed))
 
 
 def confidence_of(segments: Sequence[Segment], language_probability: float, language_forced: bool) -> float:
@@ -364,6 +362,10 @@ class FasterWhisperTranscriber:
             start = time.perf_counter()
             if audio_s < 0.1 or not has_speech(audio):
                 return self._empty(language or "en", clipped, Timings(load_s, time.perf_counter() - start, audio_s))
+            if self.settings.vad_filter:
+                audio = speech_region(audio)
+                if audio is None:  # noise, music, breathing: nothing for Whisper to "hear"
+                    return self._empty(language or "en", clipped, Timings(load_s, time.perf_counter() - start, audio_s))
             model = self._model
             forced = language is not None
             lang_prob = 1.0
@@ -394,8 +396,7 @@ class FasterWhisperTranscriber:
             condition_on_previous_text=False,
             initial_prompt=self.settings.zh_prompt if language == "zh" else None,
             hotwords=" ".join(hotwords) if hotwords else None,
-            vad_filter=self.settings.vad_filter,
-            vad_parameters={"min_silence_duration_ms": 500, "speech_pad_ms": 200},
+            vad_filter=False,  # already trimmed by speech_region()
             max_new_tokens=self.settings.max_new_tokens,
             without_timestamps=True,
         )
@@ -448,6 +449,18 @@ class FasterWhisperTranscriber:
             text="", language=language, language_probability=0.0, confidence=0.0, avg_logprob=0.0,
             no_speech_prob=1.0, status=TranscriptStatus.REPEAT, clipped=clipped, timings=timings,
         )
+
+
+def speech_region(audio: np.ndarray, *, pad_s: float = 0.2) -> np.ndarray | None:
+    """Trim `audio` to the span where Silero VAD (shipped inside faster-whisper) hears speech, with `pad_s`
+    either side; None when it hears none. About 10 ms for a few seconds of audio."""
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+    spans = get_speech_timestamps(audio, VadOptions(min_silence_duration_ms=500, speech_pad_ms=0))
+    if not spans:
+        return None
+    pad = int(pad_s * ASR_RATE)
+    return audio[max(0, spans[0]["start"] - pad) : min(len(audio), spans[-1]["end"] + pad)]
 
 
 def transcribe_file(transcriber: Transcriber, path, *, language: str | None = None, hotwords: Sequence[str] = ()) -> Transcript:

@@ -1,0 +1,91 @@
+"""Shared helpers for the speech tests: real models loaded once per test session, and test clips made
+with espeak-ng at test time (Mandarin from pinyin with tone numbers, the input espeak-ng reads correctly).
+
+The model objects are cached in this module (not in the library), so every speech test file shares one
+Whisper base and one piper voice however pytest orders them."""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from speech.asr import AsrSettings, FasterWhisperTranscriber
+from speech.audio import ASR_RATE, read_wav, write_wav
+from speech.models import ModelLocator
+from speech.tts import EspeakEngine, PiperEngine, VoiceRouter
+
+
+@functools.cache
+def session_dir() -> Path:
+    return Path(tempfile.mkdtemp(prefix="phonebuddy-speech-tests-"))
+
+
+@functools.cache
+def locator() -> ModelLocator:
+    """A locator over a fresh cache: the base model is joined from its two wheels into it once."""
+    return ModelLocator(cache_dir=session_dir() / "models")
+
+
+@functools.cache
+def base_transcriber() -> FasterWhisperTranscriber:
+    transcriber = FasterWhisperTranscriber(AsrSettings(model="base", device="cpu", cpu_threads=2), locator=locator())
+    transcriber.load()
+    return transcriber
+
+
+@functools.cache
+def piper_engine() -> PiperEngine:
+    engine = PiperEngine(locator=locator())
+    engine.load("en")
+    return engine
+
+
+def router() -> VoiceRouter:
+    """A fresh router (it remembers which missing-voice notices it gave) over the shared piper engine."""
+    return VoiceRouter(piper_engine(), fallback=EspeakEngine())
+
+
+def espeak_clip(text: str, *, voice: str = "en-us", speed: int = 150) -> np.ndarray:
+    """espeak-ng speech as 16 kHz mono float32 (its 22,050 Hz output resampled by our own reader)."""
+    wav = session_dir() / f"clip-{abs(hash((text, voice, speed)))}.wav"
+    if not wav.exists():
+        subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed), "-w", str(wav), text], check=True, timeout=30)
+    return read_wav(wav).samples
+
+
+def save(name: str, samples: np.ndarray, rate: int = ASR_RATE) -> Path:
+    return write_wav(session_dir() / name, samples, rate)
+
+
+def edit_distance(a: list[str] | str, b: list[str] | str) -> int:
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i]
+        for j, y in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
+        prev = cur
+    return prev[-1]
+
+
+def words(text: str) -> list[str]:
+    import re
+
+    return re.sub(r"[^\w\s']", " ", text.lower()).split()
+
+
+def wer(reference: str, hypothesis: str) -> float:
+    ref = words(reference)
+    return edit_distance(ref, words(hypothesis)) / max(1, len(ref))
+
+
+def cer_zh(reference: str, hypothesis: str) -> float:
+    """Character error rate over Chinese characters only (punctuation and spaces ignored)."""
+    import re
+
+    keep = lambda s: re.sub(r"[^\u4e00-\u9fff]", "", s)  # noqa: E731
+    ref = keep(reference)
+    return edit_distance(ref, keep(hypothesis)) / max(1, len(ref))
