@@ -159,6 +159,18 @@ class AdbServer:
             timeout=timeout,
         )
 
+    def wait_state(self, serial: str, state: str = "device", timeout: float = 10.0) -> str:
+        """Poll the device list until `serial` is in `state`; returns the last state seen ("gone" if absent)."""
+        client = self.client()
+        deadline = time.monotonic() + timeout
+        seen = "gone"
+        while time.monotonic() < deadline:
+            seen = next((d.state for d in client.list() if d.serial == serial), "gone")
+            if seen == state:
+                return seen
+            time.sleep(0.05)
+        return seen
+
     @property
     def running(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

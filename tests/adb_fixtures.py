@@ -8,7 +8,8 @@
   its own fails loudly instead of starting one on 5037.
 - `sim_phone` (function): a fresh SimPhone (World seed 0, English) on its own port, `adb connect`ed and
   in state "device"; disconnected and stopped afterwards. `attach_phone(server, world)` does the same
-  for a world you built (a task's start state), as a context manager.
+  for a world you built (a task's start state), as a context manager; the `attach` fixture hands it
+  out already bound to the session's server: `with attach(world) as phone: ...`.
 - `adb_device` (function): an AdbDevice for `sim_phone` (reconnect grace 3 s).
 """
 
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -26,19 +26,6 @@ from harness.adbserver import AdbServer
 from harness.phoneworld.phone import SimPhone
 
 
-def wait_state(server: AdbServer, serial: str, state: str = "device", timeout: float = 10.0) -> str:
-    """Poll `adb devices` until `serial` is in `state`; returns the last state seen."""
-    client = server.client()
-    deadline = time.monotonic() + timeout
-    seen = "gone"
-    while time.monotonic() < deadline:
-        seen = next((d.state for d in client.list() if d.serial == serial), "gone")
-        if seen == state:
-            return seen
-        time.sleep(0.05)
-    return seen
-
-
 @contextlib.contextmanager
 def attach_phone(server: AdbServer, world, **phone_kwargs) -> Iterator[SimPhone]:
     """Serve `world` as a phone, connect the adb server to it, and clean up afterwards."""
@@ -46,7 +33,7 @@ def attach_phone(server: AdbServer, world, **phone_kwargs) -> Iterator[SimPhone]
     client = server.client()
     try:
         connect(client, phone.address)
-        state = wait_state(server, phone.address)
+        state = server.wait_state(phone.address)
         assert state == "device", f"simulated phone stuck in {state!r}"
         yield phone
     finally:
@@ -76,6 +63,16 @@ def sim_phone(adb_server) -> Iterator[SimPhone]:
 
     with attach_phone(adb_server, World(seed=0, language="en")) as phone:
         yield phone
+
+
+@pytest.fixture
+def attach(adb_server):
+    """`with attach(world) as phone:` serves a world you built as a connected phone."""
+
+    def _attach(world, **phone_kwargs):
+        return attach_phone(adb_server, world, **phone_kwargs)
+
+    return _attach
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ from PIL import ImageChops
 from assistant_core.types import Action, ActionKind, ActionOutOfBounds, Button, Device
 from harness.adb import AdbDevice, AppNotFoundError, parse_ui_xml
 from harness.phoneworld import SimDevice, World
-from tests.adb_fixtures import attach_phone
 
 pytest_plugins = ("tests.adb_fixtures",)
 
@@ -71,10 +70,10 @@ def _script() -> list[Action]:
     ]
 
 
-def test_every_action_kind_acts_like_the_in_process_device(adb_server):
+def test_every_action_kind_acts_like_the_in_process_device(adb_server, attach):
     twin = World(seed=3, language="en")
     sim = SimDevice(twin)
-    with attach_phone(adb_server, World(seed=3, language="en")) as phone:
+    with attach(World(seed=3, language="en")) as phone:
         device = AdbDevice(adb_server.client(), phone.address)
         kinds = set()
         for action in _script():
