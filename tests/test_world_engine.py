@@ -244,8 +244,8 @@ def test_ui_xml_parses_and_its_bounds_match_the_elements():
     elements = w.elements()
     assert len(nodes) == len(elements)
     for node, el in zip(nodes, elements, strict=True):
-        l, t, r, b = (int(v) for v in node.get("bounds").replace("][", ",").strip("[]").split(","))
-        assert (l, t, r, b) == el.bounds
+        bounds = tuple(int(v) for v in node.get("bounds").replace("][", ",").strip("[]").split(","))
+        assert bounds == el.bounds
         assert node.get("text") == el.text and node.get("class") == el.class_name
         assert node.get("package") == el.package and (node.get("clickable") == "true") is el.clickable
     for attr in (

@@ -20,7 +20,8 @@ class UI:
         return [e.label for e in self.elements() if e.label]
 
     def find(self, label: str, *, contains: bool = False) -> UIElement | None:
-        for e in self.elements():
+        """The topmost element showing `label` (later elements paint over earlier ones: dialogs win)."""
+        for e in reversed(self.elements()):
             if e.label == label or (contains and label in e.label):
                 return e
         return None

@@ -470,6 +470,7 @@ class World:
     ) -> Overlay:
         """A context (popup) menu near height `y`."""
         pkg = package or self.fg or "android"
+        self.sys.keyboard_visible = False  # a popup menu takes the input focus from the keyboard
         ov = Overlay(build=lambda: Node(Kind.SCRIM), package=pkg, owner=self.fg or "")
         ov.build = system.menu_builder(self, ov, items, y)
         self.show_overlay(ov)
