@@ -9,8 +9,10 @@ output/finish (which may not carry a secret); nothing the model writes can skip 
 
 Behaviour (every bound is in `LoopConfig`):
 - step budget: at most `step_budget` proposals are acted on; then the run ends as STEP_BUDGET.
-- loop guard: the same action on the same target `loop_guard_repeats` times in a row pauses and asks
-  the user what to do (no answer: STUCK). The repeated action is not dispatched again.
+- loop guard: the same action on the same target on an unchanged screen `loop_guard_repeats` times in
+  a row (or the same action `loop_guard_hard_limit` times in a row whatever the screen does) pauses and
+  asks the user what to do (no answer: STUCK). The repeated action is not dispatched again. Repeats
+  that change the screen (pressing delete to clear a field) are progress, not a loop.
 - `PolicyOutputError` is recorded as a step with the error (the model sees it next turn) and retried
   up to `max_policy_retries` times in a row; `PolicyUnavailableError` ends the run.
 - output → a `said` event; call_user → paused, the question goes to the `UserChannel`, the answer is
@@ -177,6 +179,7 @@ class OutcomeCheck(Protocol):
 class LoopConfig:
     step_budget: int = 30
     loop_guard_repeats: int = 6
+    loop_guard_hard_limit: int = 20
     max_policy_retries: int = 3
     patience: Patience = Patience()
     reconnect_attempts: int = 10
@@ -271,7 +274,9 @@ class _Episode:
     refusals: int = 0
     handovers: int = 0
     repeat_signature: str = ""
-    repeat_count: int = 0
+    repeat_screen: int = 0
+    repeat_count: int = 0  # same action, same screen
+    repeat_total: int = 0  # same action, any screen
     finished: bool = False
 
     # --- plumbing -------------------------------------------------------------------------------------------
@@ -390,11 +395,15 @@ class _Episode:
 
         # Loop guard: the same action on the same target again and again.
         signature = action_signature(action, obs)
+        screen = _screen_fingerprint(obs)
         if signature == self.repeat_signature:
-            self.repeat_count += 1
+            self.repeat_total += 1
+            self.repeat_count = self.repeat_count + 1 if screen == self.repeat_screen else 1
         else:
-            self.repeat_signature, self.repeat_count = signature, 1
-        if self.repeat_count >= self.config.loop_guard_repeats:
+            self.repeat_signature, self.repeat_count, self.repeat_total = signature, 1, 1
+        self.repeat_screen = screen
+        if (self.repeat_count >= self.config.loop_guard_repeats
+                or self.repeat_total >= self.config.loop_guard_hard_limit):
             yield from self.loop_guard(step, shown_action, decision, obs, proposal)
             self.index += 1
             return 0
@@ -591,9 +600,9 @@ class _Episode:
 
     def loop_guard(self, step: int, action: Action, decision: Decision, obs: Observation,
                    proposal: Proposal) -> Generator[Event, None, None]:
-        question = MSG["loop_guard"].format(n=self.repeat_count)
+        question = MSG["loop_guard"].format(n=self.repeat_total)
         answer = yield from self.ask(step, PauseReason.LOOP_GUARD, question)
-        self.repeat_signature, self.repeat_count = "", 0
+        self.repeat_signature, self.repeat_count, self.repeat_total = "", 0, 0
         self.add_step(Step(step, action, thought=proposal.thought, raw_text="", decision=decision, executed=False,
                            error="This action was repeated too often and was not done again.",
                            foreground=obs.foreground))
@@ -623,6 +632,13 @@ class _Episode:
         except DeviceError:
             return False
         return True
+
+
+def _screen_fingerprint(obs: Observation) -> int:
+    """What the app shows, for 'did anything change': the non-system nodes' text, place and state."""
+    return hash(tuple((e.label, e.bounds, e.checked, e.focused, e.selected) for e in obs.elements or ()
+                      if not e.resource_id.startswith("com.android.systemui") and e.package != "com.android.systemui")
+                + (obs.foreground, obs.activity))
 
 
 def _recent_typed(steps: Sequence[Step]) -> str:
