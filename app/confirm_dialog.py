@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QFont, QKeyEvent
-from PySide6.QtWidgets import QDialog, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QDialog, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.announce import Cue
 from app.strings import tr
@@ -104,9 +104,11 @@ class ConfirmDialog(QDialog):
         self.repeat_button.clicked.connect(self.repeat)
         self.voice_button.clicked.connect(self.voice_requested.emit)
 
-        buttons = QHBoxLayout()
-        for b in (self.yes_button, self.no_button, self.repeat_button, self.voice_button):
-            buttons.addWidget(b)
+        buttons = QGridLayout()
+        buttons.addWidget(self.yes_button, 0, 0)
+        buttons.addWidget(self.no_button, 0, 1)
+        buttons.addWidget(self.repeat_button, 1, 0)
+        buttons.addWidget(self.voice_button, 1, 1)
         layout = QVBoxLayout(self)
         for w in (self.title, self.lead, self.summary, self.reason, self.details, self.question):
             layout.addWidget(w)
@@ -121,7 +123,8 @@ class ConfirmDialog(QDialog):
         self._timer.setInterval(1000)
         self._timer.timeout.connect(self._tick)
         self.retranslate(lang)
-        self.setMinimumWidth(560)
+        self.question.setVisible(not prompt.spoken)  # the loop's read-back already ends with its question
+        self.setMinimumWidth(720)
 
     # -- text ----------------------------------------------------------------------------------
 

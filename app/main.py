@@ -122,7 +122,9 @@ def build_window(args: argparse.Namespace, *, services=None):
         )
     window = MainWindow(lang=lang, theme=theme, services=services, phone=phone, agent=agent)
     if settings is not None:
-        window.apply_settings(settings, agent)
+        from dataclasses import replace
+
+        window.apply_settings(replace(settings, language=lang), agent)  # --lang wins over the stored one
     return window
 
 

@@ -122,6 +122,9 @@ QPushButton#talkButton:pressed, QPushButton#talkButton:checked {{ background-col
 *:focus {{ outline: 3px solid {t.focus}; border: 3px solid {t.focus}; }}
 QListView::item:selected, QListWidget::item:selected {{ background-color: {t.highlight}; color: {t.highlighted_text}; }}
 QLabel#liveRegion {{ font-weight: bold; }}
+QLabel#confirmTitle {{ font-size: {font_pt + 9}pt; font-weight: bold; }}
+QLabel#confirmSummary {{ font-size: {font_pt + 5}pt; font-weight: bold; }}
+QDialog#confirmDialog QPushButton {{ font-size: {font_pt + 3}pt; min-height: 56px; }}
 QToolTip {{ background-color: {t.tooltip_base}; color: {t.tooltip_text}; border: 1px solid {t.tooltip_text}; }}
 """
 
