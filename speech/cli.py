@@ -18,13 +18,20 @@ from pathlib import Path
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="phonebuddy speech", description="Listen to a WAV file or speak text.")
-    parser.add_argument("--model-dir", type=Path, default=None, help="a folder holding speech models")
-    parser.add_argument("--download", action="store_true", help="download a missing model (needs internet)")
-    parser.add_argument("--ui-lang", choices=["en", "zh"], default="en", help="language of messages")
+    # Shared options, accepted before or after the command word (SUPPRESS: a later default does not
+    # overwrite an earlier value).
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--model-dir", type=Path, default=argparse.SUPPRESS, help="a folder holding speech models")
+    common.add_argument("--download", action="store_true", default=argparse.SUPPRESS,
+                        help="download a missing model (needs internet)")
+    common.add_argument("--ui-lang", choices=["en", "zh"], default=argparse.SUPPRESS, help="language of messages")
+    parser = argparse.ArgumentParser(
+        prog="phonebuddy speech", description="Listen to a WAV file or speak text.", parents=[common]
+    )
+    parser.set_defaults(model_dir=None, download=False, ui_lang="en")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    t = sub.add_parser("transcribe", help="transcribe a WAV file")
+    t = sub.add_parser("transcribe", help="transcribe a WAV file", parents=[common])
     t.add_argument("file", type=Path)
     t.add_argument("--language", choices=["en", "zh"], default=None, help="force the language (default: detect)")
     t.add_argument("--model", default="base", help="tiny, tiny.en, base, small, ..., large-v3-turbo, or a folder")
@@ -34,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
     t.add_argument("--traditional", action="store_true", help="keep Traditional Chinese characters")
     t.add_argument("--json", action="store_true", help="print one JSON object")
 
-    s = sub.add_parser("say", help="speak text (or write it to a WAV file)")
+    s = sub.add_parser("say", help="speak text (or write it to a WAV file)", parents=[common])
     s.add_argument("text")
     s.add_argument("--lang", choices=["en", "zh"], default=None, help="default: from the characters")
     s.add_argument("--out", type=Path, default=None, help="write a WAV file instead of playing")
@@ -43,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--voice-en", default=None, help="piper voice name or .onnx path for English")
     s.add_argument("--voice-zh", default=None, help="piper voice name or .onnx path for Chinese")
 
-    e = sub.add_parser("earcon", help="play or save an earcon")
+    e = sub.add_parser("earcon", help="play or save an earcon", parents=[common])
     e.add_argument("name", choices=["listening", "heard", "working", "confirm", "success", "error"])
     e.add_argument("--out", type=Path, default=None)
     return parser

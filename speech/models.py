@@ -151,6 +151,20 @@ def _write_marker(folder: Path, names: Sequence[str]) -> None:
     (folder / COMPLETE_MARKER).write_text(json.dumps(sizes, indent=1), encoding="utf-8")
 
 
+def _network_errors() -> tuple[type[BaseException], ...]:
+    """The exceptions that mean "the hub could not be reached" for the installed huggingface_hub (its HTTP
+    client changed between versions: requests, httpx, httpx2)."""
+    from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
+
+    errors: list[type[BaseException]] = [OfflineModeIsEnabled, HfHubHTTPError, OSError, TimeoutError]
+    for module, name in (("httpx2", "HTTPError"), ("httpx", "HTTPError"), ("requests", "RequestException")):
+        try:
+            errors.append(getattr(importlib.import_module(module), name))
+        except (ImportError, AttributeError):
+            continue
+    return tuple(errors)
+
+
 @dataclass(frozen=True)
 class ModelLocator:
     """Finds (and, when allowed, downloads) Whisper models and piper voices. See the module docstring.
@@ -164,6 +178,7 @@ class ModelLocator:
     allow_download: bool = False
     progress: Callable[[DownloadProgress], None] | None = None
     use_wheels: bool = True
+    endpoint: str | None = None  # a hub mirror (e.g. for users in mainland China); None = the default
 
     # ----- Whisper -------------------------------------------------------------------------------------
     def whisper(self, name: str) -> Path:
@@ -285,12 +300,11 @@ class ModelLocator:
         """Ask the hub for the size of every wanted file; unreachable hub -> ModelMissingError(offline)."""
         try:
             from huggingface_hub import HfApi
-            from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
         except ImportError as error:  # the speech extra is not installed
             raise ModelMissingError(MESSAGES["model_offline"].format(name=name, reason=error)) from error
         try:
-            infos = HfApi().get_paths_info(repo, list(paths))
-        except (OfflineModeIsEnabled, HfHubHTTPError, OSError) as error:
+            infos = HfApi(endpoint=self.endpoint).get_paths_info(repo, list(paths))
+        except _network_errors() as error:
             raise ModelMissingError(
                 MESSAGES["model_offline"].format(name=name, reason=type(error).__name__)
             ) from error
@@ -302,7 +316,6 @@ class ModelLocator:
     def _download(self, repo: str, files: Sequence[RemoteFile], target: Path, name: str, *, flat: bool) -> None:
         """Download `files` into `target` (resuming partial files), report progress, check sizes, mark done."""
         from huggingface_hub import hf_hub_download
-        from huggingface_hub.errors import HfHubHTTPError, OfflineModeIsEnabled
 
         target.mkdir(parents=True, exist_ok=True)
         total = sum(f.size for f in files)
@@ -312,9 +325,9 @@ class ModelLocator:
             report = self._progress_class(name, done, total)
             try:
                 got = Path(
-                    hf_hub_download(repo, remote.path, local_dir=staging, tqdm_class=report)
+                    hf_hub_download(repo, remote.path, local_dir=staging, tqdm_class=report, endpoint=self.endpoint)
                 )
-            except (OfflineModeIsEnabled, HfHubHTTPError, OSError) as error:
+            except _network_errors() as error:
                 raise ModelMissingError(
                     MESSAGES["model_offline"].format(name=name, reason=type(error).__name__)
                 ) from error
