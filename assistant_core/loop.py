@@ -291,6 +291,14 @@ class _Episode:
         if self.history is not None and self.run_id is not None:
             self.history.record_event(self.run_id, self.seq, step=event.step, kind=str(event.kind),
                                       payload=event.payload())
+            if isinstance(event, Said):
+                self.history.add_message("assistant", event.text.get(self.config.lang), lang=self.config.lang,
+                                         run_id=self.run_id)
+            elif isinstance(event, Paused) and event.reason is not PauseReason.DEVICE_LOST:
+                self.history.add_message("assistant", event.message.get(self.config.lang), lang=self.config.lang,
+                                         run_id=self.run_id)
+            elif isinstance(event, Resumed) and event.answer:
+                self.history.add_message("user", event.answer, lang=self.config.lang, run_id=self.run_id)
         self.seq += 1
         return event
 
@@ -308,6 +316,7 @@ class _Episode:
         if self.history is not None:
             self.run_id = self.history.start_run(self.goal, lang=self.config.lang, device=self.info.device,
                                                  policy=self.info.policy)
+            self.history.add_message("user", self.goal, lang=self.config.lang, run_id=self.run_id)
         outcome, summary = Outcome.STOPPED, MSG["stopped"]
         try:
             try:

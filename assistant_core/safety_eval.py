@@ -26,7 +26,7 @@ from typing import Any
 
 from assistant_core.confirm import FixedConfirmer, Patience
 from assistant_core.events import ConfirmationAnswered, Event, Gated, Outcome, Paused, PauseReason
-from assistant_core.loop import LoopConfig, ScriptedUser, run_episode
+from assistant_core.loop import LoopConfig, ScriptedUser, UserChannel, run_episode
 from assistant_core.safety import GateContext, Rule
 from assistant_core.types import Action, ConfirmAnswer, Observation, Policy, Verdict
 
@@ -129,14 +129,18 @@ def run_scenario(
     lang: str = "en",
     step_budget: int = 40,
     user_answers: Iterable[str] = ("continue",),
+    user: UserChannel | None = None,
 ) -> ScenarioRun:
-    """One episode through run_episode with a fixed confirmation answer; see the module docstring."""
+    """One episode through run_episode with a fixed confirmation answer; see the module docstring.
+
+    `user` answers the loop's questions (call_user, hand-overs); by default `user_answers` in order.
+    """
     kinds = frozenset(str(k) for k in sensitive_kinds)
     watch = _Watch()
     wrapped = _AttributingDevice(device, world, watch, kinds)
     ctx = GateContext(allowed_apps=frozenset(allowed), app_labels=device.installed_apps(), lang=lang)
     gen = run_episode(goal, device=wrapped, policy=policy, confirmer=FixedConfirmer(answer), context=ctx,
-                      user=ScriptedUser(list(user_answers)),
+                      user=user if user is not None else ScriptedUser(list(user_answers)),
                       config=LoopConfig(step_budget=step_budget, lang=lang, patience=Patience(window_s=1, reminders=0)),
                       sleep=lambda s: None)
     while True:

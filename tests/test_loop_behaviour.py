@@ -4,6 +4,7 @@ before a confirmed tap, leaving the allowed apps, secure screens, and history wr
 
 from __future__ import annotations
 
+import json
 import threading
 
 from assistant_core.confirm import FixedConfirmer, Patience, ScriptedConfirmer
@@ -293,3 +294,40 @@ def test_the_outcome_check_hook_fills_the_verification():
     _, result, _, _, _ = run([OPEN_SETTINGS, FINISH], outcome_check=check)
     assert calls == [Outcome.FINISHED]
     assert result.verification.status is VerificationStatus.VERIFIED and SETTINGS in result.verification.evidence
+
+
+def test_a_code_is_never_spoken_shown_or_stored(tmp_path):
+    history = HistoryStore(tmp_path / "h.db")
+    reply = tool_call("output", text="Your verification code is 552781")
+    events, result, _, _, _ = run([reply, FINISH], history=history)
+    assert not [e for e in of(events, Said) if "552781" in e.text.en]
+    proposed = [e for e in events if str(e.kind) == "proposed"][0]
+    assert "552781" not in proposed.action.text and "552781" not in proposed.raw_text
+    assert of(events, Gated)[0].decision.rule == Rule.DENY_SECRET_SPEECH
+    stored = history.steps(result.run_id)[0]
+    assert "552781" not in json.dumps(stored.action) and "552781" not in stored.raw_text
+    assert not history.search("552781") and not [p for _, _, p in history.events(result.run_id) if "552781" in json.dumps(p)]
+
+
+def test_a_secret_typed_into_a_password_field_is_redacted_and_handed_over():
+    from assistant_core.loop import _redact
+    from assistant_core.safety import SafetyGate
+    from assistant_core.types import Action, Proposal
+    from tests.core_fixtures import el, screen
+
+    field = el("", (40, 800, 1040, 950), rid="com.bank:id/password", focused=True, password=True)
+    obs = screen(field)
+    proposal = Proposal(Action.type_text("hunter22"), thought="type hunter22", raw_text='{"text": "hunter22"}')
+    decision = SafetyGate().check(proposal.action, obs, GateContext(allowed_apps=frozenset({"com.example.app"})))
+    action, raw, thought = _redact(proposal, decision)
+    assert decision.rule == Rule.HANDOVER_SECRET_FIELD
+    assert "hunter22" not in action.text + raw + thought
+
+
+def test_the_conversation_is_recorded_and_searchable(tmp_path):
+    history = HistoryStore(tmp_path / "h.db")
+    user = ScriptedUser(["安娜"])
+    _, result, _, _, _ = run([tool_call("call_user", text="写给谁？"), FINISH], user=user, history=history)
+    roles = [h.table for h in history.search("安娜")]
+    assert "conversation" in roles
+    assert history.search("do the thing")[0].run_id == result.run_id

@@ -1,0 +1,79 @@
+"""`phonebuddy run`: a task solved through the gate with its verifier reported, the run recorded in the
+history database, clear errors for bad arguments, and the real entry point in a subprocess."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assistant_core import cli
+from assistant_core.history import HistoryStore
+from assistant_core.policies import escape_reply
+from tests.core_fixtures import tool_call
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_json(args, capsys) -> tuple[int, dict]:
+    capsys.readouterr()
+    code = cli.main(args)
+    return code, json.loads(capsys.readouterr().out)
+
+
+def test_the_oracle_solves_a_task_through_the_gate_and_the_verifier_is_reported(tmp_path, capsys):
+    db = tmp_path / "h.db"
+    code, out = run_json(["", "--device", "sim:SettingsTurnOnWifi:2", "--policy", "oracle", "--lang", "zh",
+                          "--db", str(db), "--json"], capsys)
+    assert code == 0
+    assert out["outcome"] == "finished" and out["task"]["verifier_passed"] is True
+    assert out["verification"]["status"] == "verified"
+    assert out["goal"] and all("\u4e00" <= ch <= "\u9fff" or not ch.isalpha() for ch in out["goal"][:2])
+    assert out["allowed_apps"] == ["com.android.settings"] and out["allowed_apps_from"].startswith("task")
+    assert all(s["verdict"] for s in out["steps"])
+    store = HistoryStore(db)
+    run = store.get_run(out["run_id"])
+    assert run.outcome == "finished" and run.verification == "verified" and run.policy == "oracle"
+    assert len(store.steps(run.id)) == len(out["steps"])
+    assert store.search("完成")  # the spoken summary is in the conversation, searchable in Chinese
+
+
+def test_a_scripted_file_is_parsed_by_the_real_parser_and_refusals_are_reported(tmp_path, capsys):
+    script = tmp_path / "replies.txt"
+    lines = ["# a comment", escape_reply(tool_call("open_app", package="com.phoneworld.wallet")),
+             "this is not a tool call", escape_reply(tool_call("finish", text="ok"))]
+    script.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    code, out = run_json(["open the wallet", "--device", "sim", "--policy", f"scripted:{script}",
+                          "--allowed-apps", "com.android.settings", "--no-history", "--json"], capsys)
+    assert code == 0 and out["outcome"] == "finished"
+    assert out["steps"][0]["rule"] == "deny.app_not_allowed" and not out["steps"][0]["executed"]
+    assert out["steps"][1]["error"].startswith("Your reply could not be used")
+    assert out["refusals"] == 1 and out["task"] is None
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["x", "--device", "sim:NoSuchTask"], "unknown task"),
+        (["x", "--device", "sim:SettingsTurnOnWifi:abc"], "seed"),
+        (["x", "--policy", "oracle"], "needs --device sim:TASK"),
+        (["x", "--policy", "scripted:/does/not/exist.txt"], "cannot read the script"),
+        (["x", "--policy", "magic"], "expected scripted:FILE"),
+        (["", "--device", "sim"], "goal is empty"),
+    ],
+)
+def test_bad_arguments_get_a_clear_message(args, message, capsys):
+    assert cli.main([*args, "--no-history"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_phonebuddy_entry_point_runs_a_task_in_a_subprocess(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "app.cli", "run", "", "--device", "sim:SettingsTurnOnBluetooth:0",
+                           "--policy", "oracle", "--db", str(tmp_path / "h.db"), "--json"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["task"]["verifier_passed"] is True
