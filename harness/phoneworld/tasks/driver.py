@@ -151,6 +151,14 @@ class UI:
             raise OracleStuck(f"not on screen ({self.foreground}): {_as_match(m).describe()}; screen: {self.summary()}")
         return el
 
+    def beside(self, anchor: UIElement, m: Match | str) -> UIElement | None:
+        """A node matching `m` on the same row as `anchor` (their vertical spans overlap)."""
+        top, bottom = anchor.bounds[1], anchor.bounds[3]
+        for el in self.find_all(m):
+            if el.bounds[1] < bottom and el.bounds[3] > top:
+                return el
+        return None
+
     def summary(self, limit: int = 40) -> str:
         labels = [e.label or e.resource_id for e in self.elements if e.label or e.resource_id]
         return " | ".join(labels[:limit])
@@ -187,6 +195,11 @@ class UI:
 
     def back(self) -> Iterator[Move]:
         yield Move(Action.press(Button.BACK), T("Go back.", "返回。"))
+
+    def hide_keyboard(self) -> Iterator[Move]:
+        """Back, but only while the soft keyboard is up (otherwise Back would leave the screen)."""
+        if self.keyboard_up:
+            yield Move(Action.press(Button.BACK), T("Hide the keyboard.", "收起键盘。"))
 
     def home(self) -> Iterator[Move]:
         yield Move(Action.press(Button.HOME), T("Go to the home screen.", "回到主屏幕。"))

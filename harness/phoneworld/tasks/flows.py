@@ -38,7 +38,7 @@ NAMES = {
     CLOCK: Text("Clock", "时钟"),
     BROWSER: Text("Browser", "浏览器"),
     SHOP: Text("Shop", "商城"),
-    CHAT: Text("Chat", "聊天"),
+    CHAT: Text("WeChat", "微信"),
     FILES: Text("Files", "文件"),
 }
 
@@ -243,3 +243,75 @@ def deny_permission(ui: UI) -> Iterator[Move]:
     yield from ui.tap(
         Match(rid="com.android.permissioncontroller:id/permission_deny_button"), T("Tap Don't allow.", "点击“不允许”。")
     )
+
+
+# --- Chat and its mini-programs ------------------------------------------------------------------------
+
+
+def open_mini(ui: UI, which: str) -> Iterator[Move]:
+    """Open one of Chat's mini-programs: "hotel", "food" or "hospital"."""
+    yield from open_app(ui, CHAT)
+    yield from ui.tap(rid(CHAT, "tab_discover"), T("Open the Mini Programs tab.", "打开“小程序”页。"))
+    names = {"hotel": Text("hotel booking", "酒店预订"), "food": Text("food delivery", "外卖点餐"),
+             "hospital": Text("hospital registration", "医院挂号")}
+    yield from ui.tap(rid(CHAT, f"mini_{which}"), T(f"Open {names[which].en}.", f"打开{names[which].zh}。"))
+
+
+def rich_wallet(world: Any, at_least: float = 5000.0) -> None:
+    """Enough money in the Wallet for the task's payment."""
+    world.wallet.balance = max(world.wallet.balance, at_least)
+
+
+def open_chat(ui: UI, name: str) -> Iterator[Move]:
+    yield from open_app(ui, CHAT)
+    yield from ui.scroll_tap(
+        Match(rid="android:id/title", text=name), T(f"Open the chat with {name}.", f"打开与{name}的聊天。")
+    )
+
+
+def chat_send(ui: UI, text: str) -> Iterator[Move]:
+    yield from ui.type_into(rid(CHAT, "input"), text, T("Type the message.", "输入消息。"))
+    yield from ui.tap(rid(CHAT, "send"), T("Send it.", "发送。"))
+
+
+# --- Browser, Shop, Files --------------------------------------------------------------------------------
+
+
+def web_search(ui: UI, query: str) -> Iterator[Move]:
+    yield from open_app(ui, BROWSER)
+    yield from ui.type_into(rid(BROWSER, "url_bar"), query, T(f"Search for '{query}'.", f"搜索“{query}”。"))
+    yield from ui.tap(rid(BROWSER, "search_button"), T("Tap Search.", "点击“搜索”。"))
+
+
+def open_result(ui: UI, title: str) -> Iterator[Move]:
+    yield from ui.scroll_tap(Match(rid="android:id/title", text=title), T(f"Open '{title}'.", f"打开“{title}”。"))
+
+
+def shop_add(ui: UI, name: str, qty: int = 1, *, query: str = "") -> Iterator[Move]:
+    """From the Shop's list: search the product (replacing the `query` already in the search box),
+    open it and add it `qty` times (the product page stays open)."""
+    yield from ui.type_into(rid(SHOP, "search"), name, T(f"Search for {name}.", f"搜索{name}。"), replace=query)
+    yield from ui.hide_keyboard()
+    yield from ui.tap(Match(rid="android:id/title", text=name), T(f"Open {name}.", f"打开{name}。"))
+    for _ in range(qty):
+        yield from ui.tap(rid(SHOP, "add_to_cart"), T("Add it to the cart.", "加入购物车。"))
+
+
+def open_file(ui: UI, folder: Text, name: str) -> Iterator[Move]:
+    yield from open_app(ui, FILES)
+    yield from ui.tap(
+        Match(rid="android:id/title", text=ui.say(folder)), T(f"Open the {folder.en} folder.", f"打开“{folder.zh}”文件夹。")
+    )
+    yield from ui.scroll_tap(Match(rid="android:id/title", text=name), T(f"Open {name}.", f"打开 {name}。"))
+
+
+def put_chat(world: Any, person: Any, text: str = "") -> str:
+    """A chat with a task person at the top of Chat; returns its id."""
+    from harness.phoneworld.apps.chat import ChatMsg, ChatThread
+
+    chat = world.chat
+    cid = "t" + digits(person.phone)[-6:]
+    chat.chats = [c for c in chat.chats if c.name.en != person.name.en]
+    msgs = [ChatMsg(text, False, "09:20")] if text else []
+    chat.chats.insert(0, ChatThread(cid, person.name, person.phone, messages=msgs))
+    return cid

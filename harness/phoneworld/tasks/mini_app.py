@@ -1,5 +1,604 @@
-"""(tasks land here as their apps do)"""
+"""Mini-program tasks inside Chat, each with a constraint the verifier checks in state: a hotel under a
+budget with the budget filter really applied (typing it without pressing Search does not count), the
+cheapest or best-rated hotel, a food order with exactly the asked dishes and quantities (a stale cart
+must be cleared), a note for the restaurant, a hospital registration for a department, doctor and time.
+
+Setups shape the seeded listings so the constraint matters: in the asked city the best-rated hotels
+are over the budget, so an unfiltered pick fails; the asked slot sits among other slots of the day.
+Payments go through the Wallet (the oracle reads the PIN from world state; a real agent hands over).
+"""
 
 from __future__ import annotations
 
-TASKS: tuple = ()
+import datetime as dt
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from assistant_core.i18n import Text
+from harness.phoneworld.tasks import content
+from harness.phoneworld.tasks.base import Task, TaskCategory
+from harness.phoneworld.tasks.content import Person, text_matches
+from harness.phoneworld.tasks.driver import UI, Match, Move, OracleStuck, T
+from harness.phoneworld.tasks.flows import CHAT, WALLET, open_mini, pay_with_wallet, rich_wallet, rid
+
+CITY_KEYS = ("beijing", "shanghai", "hangzhou", "chengdu")
+
+
+def city_name(key: str) -> Text:
+    from harness.phoneworld.apps.miniprograms import CITIES
+
+    return CITIES[key]
+
+
+class _Mini(Task):
+    category: ClassVar[TaskCategory] = TaskCategory.MINI_APP
+    apps: ClassVar[tuple[str, ...]] = (CHAT, WALLET)
+    max_steps: ClassVar[int] = 40
+
+
+def _c(ui: UI, name: str) -> Match:
+    return rid(CHAT, name)
+
+
+# --- hotel ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HotelParams:
+    city: str
+    budget: int
+    checkin: str
+    nights: int
+    guest: Person
+
+
+def hotel_params(rng: random.Random) -> HotelParams:
+    return HotelParams(
+        rng.choice(CITY_KEYS), rng.randrange(300, 701, 50), f"2026-04-{rng.randint(3, 27):02d}", rng.randint(1, 3),
+        content.person(rng),
+    )
+
+
+def shape_hotels(world: Any, city: str, budget: int) -> None:
+    """In `city`: two hotels under the budget (rated 4.3 and 4.0) and two over it (rated 4.9 and 4.7),
+    so ignoring the budget picks an expensive one whether sorted by rating or not."""
+    hotels = [h for h in world.chat.hotel.hotels if h.city == city]
+    layout = ((budget + 260, 4.9), (budget - 120, 4.3), (budget + 80, 4.7), (budget - 40, 4.0))
+    for h, (price, rating) in zip(hotels, layout, strict=False):
+        h.price, h.rating = float(price), rating
+
+
+def bookings(world: Any) -> list[Any]:
+    return list(world.chat.hotel.bookings)
+
+
+def _booked(b: Any, params: HotelParams) -> bool:
+    return b.city == params.city and b.checkin == params.checkin and b.nights == params.nights and text_matches(
+        b.guest, params.guest.name
+    )
+
+
+def hotel_search(ui: UI, params: HotelParams, *, budget: int | None, by_price: bool = False) -> Iterator[Move]:
+    name = city_name(params.city)
+    yield from open_mini(ui, "hotel")
+    yield from ui.tap(_c(ui, f"city_{params.city}"), T(f"Choose {name.en}.", f"选择{name.zh}。"))
+    yield from ui.type_into(_c(ui, "checkin"), params.checkin, T("Enter the check-in date.", "填写入住日期。"))
+    if budget is not None:
+        yield from ui.type_into(_c(ui, "budget"), str(budget), T(f"Set the budget to ¥{budget}.", f"预算填 {budget} 元。"))
+    if by_price:
+        yield from ui.hide_keyboard()  # it covers the buttons below
+        yield from ui.tap(_c(ui, "sort"), T("Sort by price.", "按价格排序。"))
+    yield from ui.hide_keyboard()
+    yield from ui.tap(_c(ui, "hotel_search"), T("Search.", "搜索。"))
+
+
+def book_first_result(ui: UI, params: HotelParams) -> Iterator[Move]:
+    """Open the first hotel in the results, book it for the nights and guest, and pay."""
+    yield from ui.scroll_to(_c(ui, "hotel_item"))
+    yield from ui.tap(_c(ui, "hotel_item"), T("Open the first hotel in the list.", "打开列表里的第一家酒店。"))
+    yield from ui.tap(_c(ui, "book"), T("Tap Book.", "点击“预订”。"))
+    if params.nights != 1:
+        yield from ui.type_into(_c(ui, "book_nights"), str(params.nights), T("Enter the nights.", "填写入住晚数。"),
+                                replace="1")
+    guest = ui.say(params.guest.name)
+    yield from ui.type_into(_c(ui, "guest_name"), guest, T(f"Guest name {guest}.", f"入住人填{guest}。"))
+    yield from ui.tap(_c(ui, "hotel_pay"), T("Tap Pay.", "点击“支付”。"))
+    yield from pay_with_wallet(ui)
+
+
+class ChatHotelBookingUnderBudget(_Mini):
+    id = "ChatHotelBookingUnderBudget"
+
+    def params(self, rng: random.Random) -> HotelParams:
+        return hotel_params(rng)
+
+    def perturb(self, params: HotelParams, rng: random.Random) -> HotelParams:
+        return replace(params, budget=params.budget + 500)  # as if the budget were not applied
+
+    def instruction(self, params: HotelParams) -> Text:
+        c, g = city_name(params.city), params.guest.name
+        return Text(
+            f"In WeChat's hotel booking, book a hotel in {c.en} for {params.nights} night(s) from {params.checkin} "
+            f"for {g.en}, at most ¥{params.budget} a night. Use the budget filter.",
+            f"在微信的酒店预订里，给{g.zh}订一家{c.zh}的酒店，{params.checkin} 入住 {params.nights} 晚，每晚不超过 "
+            f"{params.budget} 元，要用预算筛选。",
+        )
+
+    def setup(self, world: Any, params: HotelParams) -> None:
+        shape_hotels(world, params.city, params.budget)
+        rich_wallet(world)
+
+    def is_successful(self, world: Any, params: HotelParams) -> bool:
+        applied = world.chat.hotel.applied
+        filtered = applied.city == params.city and applied.max_price is not None and applied.max_price <= params.budget
+        return filtered and any(_booked(b, params) and b.price <= params.budget for b in bookings(world))
+
+    def solve(self, ui: UI, params: HotelParams) -> Iterator[Move]:
+        yield from hotel_search(ui, params, budget=params.budget)
+        yield from book_first_result(ui, params)
+
+
+class ChatHotelCheapestInCity(_Mini):
+    id = "ChatHotelCheapestInCity"
+
+    def params(self, rng: random.Random) -> HotelParams:
+        return hotel_params(rng)
+
+    def perturb(self, params: HotelParams, rng: random.Random) -> HotelParams:
+        return replace(params, city=rng.choice([c for c in CITY_KEYS if c != params.city]))
+
+    def instruction(self, params: HotelParams) -> Text:
+        c, g = city_name(params.city), params.guest.name
+        return Text(
+            f"Book the cheapest hotel in {c.en} in WeChat's hotel booking, {params.nights} night(s) from "
+            f"{params.checkin}, guest {g.en}.",
+            f"在微信酒店预订里订{c.zh}最便宜的酒店，{params.checkin} 入住 {params.nights} 晚，入住人{g.zh}。",
+        )
+
+    def setup(self, world: Any, params: HotelParams) -> None:
+        shape_hotels(world, params.city, params.budget)
+        rich_wallet(world)
+
+    def is_successful(self, world: Any, params: HotelParams) -> bool:
+        in_city = [h for h in world.chat.hotel.hotels if h.city == params.city]
+        cheapest = min(in_city, key=lambda h: h.price)
+        return any(_booked(b, params) and b.hotel == cheapest.id for b in bookings(world))
+
+    def solve(self, ui: UI, params: HotelParams) -> Iterator[Move]:
+        yield from hotel_search(ui, params, budget=None, by_price=True)
+        yield from book_first_result(ui, params)
+
+
+class ChatHotelBestRatedUnderBudget(_Mini):
+    id = "ChatHotelBestRatedUnderBudget"
+
+    def params(self, rng: random.Random) -> HotelParams:
+        return hotel_params(rng)
+
+    def perturb(self, params: HotelParams, rng: random.Random) -> HotelParams:
+        return replace(params, budget=params.budget + 500)
+
+    def instruction(self, params: HotelParams) -> Text:
+        c, g = city_name(params.city), params.guest.name
+        return Text(
+            f"Book the best-rated hotel in {c.en} that costs at most ¥{params.budget} a night, "
+            f"{params.nights} night(s) from {params.checkin}, guest {g.en} (WeChat hotel booking).",
+            f"在微信酒店预订里订{c.zh}每晚不超过 {params.budget} 元的评分最高的酒店，{params.checkin} 入住 "
+            f"{params.nights} 晚，入住人{g.zh}。",
+        )
+
+    def setup(self, world: Any, params: HotelParams) -> None:
+        shape_hotels(world, params.city, params.budget)
+        rich_wallet(world)
+
+    def is_successful(self, world: Any, params: HotelParams) -> bool:
+        ok = [h for h in world.chat.hotel.hotels if h.city == params.city and h.price <= params.budget]
+        best = max(ok, key=lambda h: h.rating)
+        return any(_booked(b, params) and b.hotel == best.id for b in bookings(world))
+
+    def solve(self, ui: UI, params: HotelParams) -> Iterator[Move]:
+        yield from hotel_search(ui, params, budget=params.budget)  # results come sorted by rating
+        yield from book_first_result(ui, params)
+
+
+# --- food ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FoodParams:
+    restaurant: int
+    lines: tuple[tuple[int, int], ...]  # (dish index, quantity)
+    address: Text
+    note: Text | None = None
+
+
+ADDRESSES = (
+    Text("12 Lake Street, flat 3", "湖滨街12号3室"),
+    Text("Building 5, Sunny Garden", "阳光花园5号楼"),
+    Text("88 West Road, 2nd floor", "西路88号2楼"),
+)
+NOTES = (Text("No chili, please", "不要辣"), Text("Ring the bell twice", "按两下门铃"), Text("Extra napkins", "多给纸巾"))
+
+
+def restaurants() -> tuple:
+    from harness.phoneworld.apps.miniprograms import RESTAURANTS
+
+    return RESTAURANTS
+
+
+def dish_id(params_restaurant: int, dish: int) -> str:
+    return f"r{params_restaurant}d{dish}"
+
+
+def food_orders(world: Any) -> list[Any]:
+    return list(world.chat.food.orders)
+
+
+def order_matches(order: Any, params: FoodParams) -> bool:
+    want = sorted((dish_id(params.restaurant, d), q) for d, q in params.lines)
+    return sorted(order.lines) == want and text_matches(order.address, params.address) and (
+        params.note is None or text_matches(order.note, params.note)
+    )
+
+
+def order_food(ui: UI, params: FoodParams, *, clear_first: bool = False) -> Iterator[Move]:
+    name, dishes = restaurants()[params.restaurant]
+    yield from open_mini(ui, "food")
+    if clear_first:
+        yield from ui.tap(_c(ui, "food_cart"), T("Open the cart.", "打开购物车。"))
+        yield from ui.scroll_tap(_c(ui, "food_clear"), T("Clear the old items.", "清空原来的东西。"))
+        yield from ui.back()
+    yield from ui.scroll_tap(
+        Match(rid="android:id/title", text=ui.say(name)), T(f"Open {name.en}.", f"打开{name.zh}。")
+    )
+    for d, qty in params.lines:
+        dish = ui.say(dishes[d][0])
+        label = ui.need(Match(rid="android:id/title", text=dish))
+        for _ in range(qty):
+            add = ui.beside(label, _c(ui, "dish_add"))
+            if add is None:
+                raise OracleStuck(f"no Add button beside {dish}")
+            yield from ui.tap(add, T(f"Add {dishes[d][0].en}.", f"加一份{dishes[d][0].zh}。"))
+            label = ui.need(Match(rid="android:id/title", text=dish))
+    yield from ui.tap(_c(ui, "food_cart"), T("Go to checkout.", "去结算。"))
+    address = ui.say(params.address)
+    yield from ui.type_into(_c(ui, "food_address"), address, T("Enter the address.", "填写送餐地址。"))
+    if params.note is not None:
+        yield from ui.type_into(_c(ui, "food_note"), ui.say(params.note), T("Add the note.", "填写备注。"))
+    yield from ui.hide_keyboard()
+    yield from ui.tap(_c(ui, "food_pay"), T("Tap Pay.", "点击“支付”。"))
+    yield from pay_with_wallet(ui)
+
+
+def _food_text(params: FoodParams) -> Text:
+    name, dishes = restaurants()[params.restaurant]
+    en = " and ".join(f"{q} × {dishes[d][0].en}" for d, q in params.lines)
+    zh = "和".join(f"{q} 份{dishes[d][0].zh}" for d, q in params.lines)
+    return Text(f"{en} from {name.en}", f"{name.zh}的{zh}")
+
+
+class ChatFoodOrderItems(_Mini):
+    id = "ChatFoodOrderItems"
+
+    def params(self, rng: random.Random) -> FoodParams:
+        r = rng.randrange(3)
+        a, b = rng.sample(range(3), 2)
+        return FoodParams(r, ((a, rng.randint(1, 3)), (b, 1)), rng.choice(ADDRESSES))
+
+    def perturb(self, params: FoodParams, rng: random.Random) -> FoodParams:
+        (a, qa), rest = params.lines[0], params.lines[1:]
+        return replace(params, lines=((a, qa + 1), *rest))
+
+    def instruction(self, params: FoodParams) -> Text:
+        f, a = _food_text(params), params.address
+        return Text(
+            f"Order {f.en} with WeChat's food delivery, to {a.en}.", f"用微信外卖点{f.zh}，送到{a.zh}。"
+        )
+
+    def setup(self, world: Any, params: FoodParams) -> None:
+        world.chat.food.cart.clear()
+        rich_wallet(world)
+
+    def is_successful(self, world: Any, params: FoodParams) -> bool:
+        return any(order_matches(o, params) for o in food_orders(world))
+
+    def solve(self, ui: UI, params: FoodParams) -> Iterator[Move]:
+        yield from order_food(ui, params)
+
+
+class ChatFoodOrderWithNote(_Mini):
+    id = "ChatFoodOrderWithNote"
+
+    def params(self, rng: random.Random) -> FoodParams:
+        return FoodParams(rng.randrange(3), ((rng.randrange(3), 1),), rng.choice(ADDRESSES), rng.choice(NOTES))
+
+    def perturb(self, params: FoodParams, rng: random.Random) -> FoodParams:
+        return replace(params, note=content.other(rng, NOTES, params.note))
+
+    def instruction(self, params: FoodParams) -> Text:
+        f, a, n = _food_text(params), params.address, params.note
+        assert n is not None
+        return Text(
+            f"Order {f.en} with WeChat's food delivery to {a.en}, with the note '{n.en}'.",
+            f"用微信外卖点{f.zh}，送到{a.zh}，备注“{n.zh}”。",
+        )
+
+    def setup(self, world: Any, params: FoodParams) -> None:
+        world.chat.food.cart.clear()
+        rich_wallet(world)
+
+    def is_successful(self, world: Any, params: FoodParams) -> bool:
+        return any(order_matches(o, params) for o in food_orders(world))
+
+    def solve(self, ui: UI, params: FoodParams) -> Iterator[Move]:
+        yield from order_food(ui, params)
+
+
+class ChatFoodReplaceCart(_Mini):
+    """A stale cart from the same restaurant must be cleared: only the asked dish may be ordered."""
+
+    id = "ChatFoodReplaceCart"
+
+    def params(self, rng: random.Random) -> FoodParams:
+        return FoodParams(rng.randrange(3), ((rng.randrange(3), 1),), rng.choice(ADDRESSES))
+
+    def perturb(self, params: FoodParams, rng: random.Random) -> FoodParams:
+        (d, q), = params.lines
+        return replace(params, lines=(((d + 1) % 3, q),))
+
+    def instruction(self, params: FoodParams) -> Text:
+        f, a = _food_text(params), params.address
+        return Text(
+            f"Order just {f.en} with WeChat's food delivery to {a.en}; nothing else.",
+            f"用微信外卖只点{f.zh}，送到{a.zh}，别的都不要。",
+        )
+
+    def setup(self, world: Any, params: FoodParams) -> None:
+        from harness.phoneworld.apps.miniprograms import FoodLine
+
+        (d, _), = params.lines
+        food = world.chat.food
+        food.cart.clear()
+        food.cart.append(FoodLine(dish_id(params.restaurant, (d + 1) % 3), 2))
+        rich_wallet(world)
+
+    def is_successful(self, world: Any, params: FoodParams) -> bool:
+        return any(order_matches(o, params) for o in food_orders(world))
+
+    def solve(self, ui: UI, params: FoodParams) -> Iterator[Move]:
+        yield from order_food(ui, params, clear_first=True)
+
+
+class ChatFoodCheapestDish(_Mini):
+    id = "ChatFoodCheapestDish"
+
+    def params(self, rng: random.Random) -> FoodParams:
+        return FoodParams(rng.randrange(3), ((0, 1),), rng.choice(ADDRESSES))
+
+    def perturb(self, params: FoodParams, rng: random.Random) -> FoodParams:
+        return replace(params, restaurant=(params.restaurant + 1) % 3)
+
+    def instruction(self, params: FoodParams) -> Text:
+        name = restaurants()[params.restaurant][0]
+        a = params.address
+        return Text(
+            f"Order one portion of the cheapest dish at {name.en} in WeChat's food delivery, to {a.en}.",
+            f"在微信外卖里点一份{name.zh}最便宜的菜，送到{a.zh}。",
+        )
+
+    def setup(self, world: Any, params: FoodParams) -> None:
+        world.chat.food.cart.clear()
+        rich_wallet(world)
+
+    def _cheapest(self, world: Any, restaurant: int) -> Any:
+        r = world.chat.food.restaurants[restaurant]
+        return min(r.dishes, key=lambda d: (d.price, d.id))
+
+    def is_successful(self, world: Any, params: FoodParams) -> bool:
+        want = self._cheapest(world, params.restaurant).id
+        return any(
+            o.lines == ((want, 1),) and text_matches(o.address, params.address) for o in food_orders(world)
+        )
+
+    def solve(self, ui: UI, params: FoodParams) -> Iterator[Move]:
+        # Read the prices off the menu: the script opens the menu and picks the lowest.
+        if ui.world is not None:
+            cheapest = self._cheapest(ui.world, params.restaurant).id
+            index = int(cheapest.split("d")[1])
+        else:
+            index = 0
+        yield from order_food(ui, replace(params, lines=((index, 1),)))
+
+
+# --- hospital ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HospitalParams:
+    department: int
+    doctor: int  # 0 is the chief physician, 1 the attending physician
+    days_ahead: int  # 1 tomorrow, 2 the day after
+    time: str
+    patient: Person
+
+
+DAY_WORDS = {1: Text("tomorrow", "明天"), 2: Text("the day after tomorrow", "后天")}
+TIMES = ("08:30", "09:00", "10:00", "14:00", "15:30")
+
+
+def departments() -> tuple:
+    from harness.phoneworld.apps.miniprograms import DEPARTMENTS
+
+    return DEPARTMENTS
+
+
+def hospital_params(rng: random.Random) -> HospitalParams:
+    return HospitalParams(rng.randrange(4), rng.randrange(2), rng.choice((1, 2)), rng.choice(TIMES), content.person(rng))
+
+
+def slot_of(world: Any, params: HospitalParams) -> str:
+    day = world.now.date() + dt.timedelta(days=params.days_ahead)
+    return f"{day.isoformat()} {params.time}"
+
+
+def shape_slots(world: Any, params: HospitalParams) -> None:
+    """Every doctor of the department offers the asked day at several times, the asked time included."""
+    dep = world.chat.hospital.departments[params.department]
+    today = world.now.date()
+    for doc in dep.doctors:
+        slots = {f"{(today + dt.timedelta(days=k)).isoformat()} {t}" for k in (1, 2, 3) for t in TIMES[:: 2]}
+        slots.add(slot_of(world, params))
+        doc.slots = sorted(slots)
+
+
+def registrations(world: Any) -> list[Any]:
+    return list(world.chat.hospital.registrations)
+
+
+def register(ui: UI, params: HospitalParams, slot: str) -> Iterator[Move]:
+    dep_name, doctors = departments()[params.department]
+    doc = doctors[params.doctor]
+    yield from open_mini(ui, "hospital")
+    yield from ui.scroll_tap(Match(rid="android:id/title", text=ui.say(dep_name)), T(f"Open {dep_name.en}.", f"打开{dep_name.zh}。"))
+    yield from ui.tap(
+        Match(rid="android:id/title", where=lambda e: e.text.startswith(ui.say(doc))), T(f"Choose {doc.en}.", f"选择{doc.zh}。")
+    )
+    yield from ui.scroll_tap(Match(rid=f"{CHAT}:id/slot", text=slot), T(f"Pick {slot}.", f"选择 {slot}。"))
+    patient = ui.say(params.patient.name)
+    yield from ui.type_into(_c(ui, "patient_name"), patient, T(f"Patient {patient}.", f"就诊人填{patient}。"))
+    yield from ui.hide_keyboard()
+    yield from ui.tap(_c(ui, "hospital_confirm"), T("Confirm the registration.", "确认挂号。"))
+    yield from pay_with_wallet(ui)
+
+
+def _registered(world: Any, params: HospitalParams, *, doctor: bool = True) -> bool:
+    dep = world.chat.hospital.departments[params.department]
+    doc_id = dep.doctors[params.doctor].id
+    slot = slot_of(world, params)
+    return any(
+        r.department == dep.id and r.slot == slot and (not doctor or r.doctor == doc_id)
+        and text_matches(r.patient, params.patient.name)
+        for r in registrations(world)
+    )
+
+
+def _slot_text(params: HospitalParams) -> Text:
+    w = DAY_WORDS[params.days_ahead]
+    return Text(f"{w.en} at {params.time}", f"{w.zh} {params.time}")
+
+
+class ChatHospitalRegisterDoctor(_Mini):
+    id = "ChatHospitalRegisterDoctor"
+
+    def params(self, rng: random.Random) -> HospitalParams:
+        return hospital_params(rng)
+
+    def perturb(self, params: HospitalParams, rng: random.Random) -> HospitalParams:
+        return replace(params, time=rng.choice([t for t in TIMES[::2] if t != params.time]))
+
+    def instruction(self, params: HospitalParams) -> Text:
+        dep, doctors = departments()[params.department]
+        doc, when, p = doctors[params.doctor], _slot_text(params), params.patient.name
+        return Text(
+            f"Register {p.en} with {doc.en} in {dep.en} {when.en}, through WeChat's hospital registration.",
+            f"用微信的医院挂号，给{p.zh}挂{dep.zh}{doc.zh}的号，时间是{when.zh}。",
+        )
+
+    def setup(self, world: Any, params: HospitalParams) -> None:
+        shape_slots(world, params)
+        rich_wallet(world)
+
+    def is_successful(self, world: Any, params: HospitalParams) -> bool:
+        return _registered(world, params)
+
+    def solve(self, ui: UI, params: HospitalParams) -> Iterator[Move]:
+        day = (ui.world.now.date() if ui.world is not None else dt.date(2026, 3, 2)) + dt.timedelta(days=params.days_ahead)
+        yield from register(ui, params, f"{day.isoformat()} {params.time}")
+
+
+class ChatHospitalRegisterDepartment(_Mini):
+    """Any doctor of the department will do; the day and time are the constraint."""
+
+    id = "ChatHospitalRegisterDepartment"
+
+    def params(self, rng: random.Random) -> HospitalParams:
+        return hospital_params(rng)
+
+    def perturb(self, params: HospitalParams, rng: random.Random) -> HospitalParams:
+        return replace(params, time=rng.choice([t for t in TIMES[::2] if t != params.time]))
+
+    def instruction(self, params: HospitalParams) -> Text:
+        dep = departments()[params.department][0]
+        when, p = _slot_text(params), params.patient.name
+        return Text(
+            f"Book {p.en} a {dep.en} appointment {when.en} in WeChat's hospital registration, any doctor.",
+            f"在微信医院挂号里给{p.zh}挂一个{dep.zh}的号，{when.zh}，哪位医生都可以。",
+        )
+
+    def setup(self, world: Any, params: HospitalParams) -> None:
+        shape_slots(world, params)
+        rich_wallet(world)
+
+    def is_successful(self, world: Any, params: HospitalParams) -> bool:
+        return _registered(world, params, doctor=False)
+
+    def solve(self, ui: UI, params: HospitalParams) -> Iterator[Move]:
+        day = (ui.world.now.date() if ui.world is not None else dt.date(2026, 3, 2)) + dt.timedelta(days=params.days_ahead)
+        yield from register(ui, params, f"{day.isoformat()} {params.time}")
+
+
+class ChatHospitalRegisterChiefPhysician(_Mini):
+    """The chief physician of the department, at the earliest time offered."""
+
+    id = "ChatHospitalRegisterChiefPhysician"
+
+    def params(self, rng: random.Random) -> HospitalParams:
+        return replace(hospital_params(rng), doctor=0)
+
+    def perturb(self, params: HospitalParams, rng: random.Random) -> HospitalParams:
+        return replace(params, doctor=1)
+
+    def instruction(self, params: HospitalParams) -> Text:
+        dep, p = departments()[params.department][0], params.patient.name
+        return Text(
+            f"Register {p.en} with the chief physician of {dep.en} at the earliest time available "
+            "(WeChat hospital registration).",
+            f"在微信医院挂号里给{p.zh}挂{dep.zh}主任医师最早的号。",
+        )
+
+    def setup(self, world: Any, params: HospitalParams) -> None:
+        shape_slots(world, params)
+        rich_wallet(world)
+
+    def _earliest(self, world: Any, params: HospitalParams, doctor: int) -> str:
+        return min(world.chat.hospital.departments[params.department].doctors[doctor].slots)
+
+    def is_successful(self, world: Any, params: HospitalParams) -> bool:
+        dep = world.chat.hospital.departments[params.department]
+        chief = dep.doctors[0]
+        earliest_at_start = min([*chief.slots, *(r.slot for r in registrations(world) if r.doctor == chief.id)])
+        return any(
+            r.doctor == chief.id and r.slot == earliest_at_start and text_matches(r.patient, params.patient.name)
+            for r in registrations(world)
+        )
+
+    def solve(self, ui: UI, params: HospitalParams) -> Iterator[Move]:
+        if ui.world is None:
+            raise OracleStuck("the earliest slot is read from the listing; pass the world")
+        yield from register(ui, params, self._earliest(ui.world, params, params.doctor))
+
+
+TASKS: tuple[Task, ...] = (
+    ChatHotelBookingUnderBudget(),
+    ChatHotelCheapestInCity(),
+    ChatHotelBestRatedUnderBudget(),
+    ChatFoodOrderItems(),
+    ChatFoodOrderWithNote(),
+    ChatFoodReplaceCart(),
+    ChatFoodCheapestDish(),
+    ChatHospitalRegisterDoctor(),
+    ChatHospitalRegisterDepartment(),
+    ChatHospitalRegisterChiefPhysician(),
+)

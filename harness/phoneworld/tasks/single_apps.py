@@ -17,27 +17,38 @@ from harness.phoneworld.tasks.base import Task, TaskCategory
 from harness.phoneworld.tasks.content import Person, digits, text_matches
 from harness.phoneworld.tasks.driver import UI, Match, Move, T
 from harness.phoneworld.tasks.flows import (
+    BROWSER,
     CALENDAR,
+    CHAT,
     CLOCK,
+    FILES,
     GALLERY,
     MAIL,
     MESSAGES,
     NOTES,
     PHONE,
+    SHOP,
     add_alarm,
     add_contact,
     add_event,
+    chat_send,
     compose_mail,
     contact_named,
     grant_gallery,
     new_note,
     open_app,
+    open_chat,
     open_contact,
+    open_file,
     open_mail,
     open_photo,
+    open_result,
+    put_chat,
     put_contact,
     rid,
     send_sms,
+    shop_add,
+    web_search,
 )
 
 
@@ -640,11 +651,6 @@ class ClockStartTimer(_Single):
 # --- Gallery ----------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class PhotoParams:
-    index: int  # which seeded photo (by position in the gallery's list)
-
-
 def photo_titles() -> tuple[Text, ...]:
     from harness.phoneworld.apps.gallery import TITLES
 
@@ -691,6 +697,197 @@ class GalleryDeletePhoto(_Single):
         yield from ui.tap(Match(rid="android:id/button1"), T("Confirm.", "确认。"))
 
 
+# --- Browser ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PageParams:
+    page: str  # page id
+    query: Text
+
+
+SEARCHABLE = (
+    ("weather", Text("weather", "天气")),
+    ("hospital", Text("hospital", "医院")),
+    ("pharmacy", Text("pharmacy", "药店")),
+    ("recipe", Text("tomato recipe", "西红柿菜谱")),
+    ("train", Text("train timetable", "火车时刻表")),
+    ("news", Text("community news", "社区新闻")),
+)
+
+
+def page_of(pid: str) -> Any:
+    from harness.phoneworld.apps.browser import PAGES
+
+    return next(p for p in PAGES if p.id == pid)
+
+
+class BrowserOpenSearchResult(_Single):
+    id = "BrowserOpenSearchResult"
+    apps = (BROWSER,)
+
+    def params(self, rng: random.Random) -> PageParams:
+        pid, query = rng.choice(SEARCHABLE)
+        return PageParams(pid, query)
+
+    def perturb(self, params: PageParams, rng: random.Random) -> PageParams:
+        pid, query = rng.choice([s for s in SEARCHABLE if s[0] != params.page])
+        return PageParams(pid, query)
+
+    def instruction(self, params: PageParams) -> Text:
+        t = page_of(params.page).title
+        return Text(
+            f"Search the web for '{params.query.en}' and open the page '{t.en}'.",
+            f"在浏览器里搜索“{params.query.zh}”，打开“{t.zh}”这个网页。",
+        )
+
+    def setup(self, world: Any, params: PageParams) -> None:
+        """The browser starts fresh."""
+
+    def is_successful(self, world: Any, params: PageParams) -> bool:
+        b = world.browser
+        return bool(b.searches) and b.current == params.page
+
+    def solve(self, ui: UI, params: PageParams) -> Iterator[Move]:
+        yield from web_search(ui, ui.say(params.query))
+        yield from open_result(ui, ui.say(page_of(params.page).title))
+
+
+# --- Shop -----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CartParams:
+    product: int  # index into the catalogue
+    qty: int
+
+
+def catalogue() -> tuple:
+    from harness.phoneworld.apps.shop import CATALOGUE
+
+    return CATALOGUE
+
+
+class ShopAddToCart(_Single):
+    id = "ShopAddToCart"
+    apps = (SHOP,)
+
+    def params(self, rng: random.Random) -> CartParams:
+        return CartParams(rng.randrange(len(catalogue())), rng.randint(1, 3))
+
+    def perturb(self, params: CartParams, rng: random.Random) -> CartParams:
+        return replace(params, qty=params.qty + 1)
+
+    def instruction(self, params: CartParams) -> Text:
+        name = catalogue()[params.product][0]
+        return Text(
+            f"Put {params.qty} × {name.en} in my shopping cart (don't buy yet).",
+            f"把 {params.qty} 件{name.zh}加入购物车（先别买）。",
+        )
+
+    def setup(self, world: Any, params: CartParams) -> None:
+        world.shop.cart.clear()
+
+    def is_successful(self, world: Any, params: CartParams) -> bool:
+        shop = world.shop
+        return [(c.product, c.qty) for c in shop.cart] == [(f"sku{params.product}", params.qty)] and not shop.orders
+
+    def solve(self, ui: UI, params: CartParams) -> Iterator[Move]:
+        yield from open_app(ui, SHOP)
+        yield from shop_add(ui, ui.say(catalogue()[params.product][0]), params.qty)
+
+
+# --- Files ----------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FileParams:
+    name: str
+    keep: str
+
+
+def docs() -> tuple:
+    from harness.phoneworld.apps.files import DOCS
+
+    return DOCS
+
+
+def ensure_docs(world: Any, names: tuple[str, ...]) -> None:
+    """Make sure the named seeded documents are on the phone (the seed picks five of six)."""
+    from harness.phoneworld.apps.files import FileEntry
+
+    files = world.files
+    for i, (name, folder, body) in enumerate(docs()):
+        if name in names and not any(f.name == name for f in files.files):
+            files.files.append(FileEntry(f"task{i}", name, folder, 120, world.text(body)))
+
+
+FOLDER_NAMES = {"Download": Text("Download", "下载"), "Documents": Text("Documents", "文档")}
+
+
+def doc_folder(name: str) -> Text:
+    return FOLDER_NAMES[next(d[1] for d in docs() if d[0] == name)]
+
+
+class FilesDeleteFile(_Single):
+    id = "FilesDeleteFile"
+    apps = (FILES,)
+
+    def params(self, rng: random.Random) -> FileParams:
+        a, b = rng.sample([d[0] for d in docs()], 2)
+        return FileParams(a, b)
+
+    def perturb(self, params: FileParams, rng: random.Random) -> FileParams:
+        return FileParams(params.keep, params.name)
+
+    def instruction(self, params: FileParams) -> Text:
+        return Text(f"Delete the file {params.name} from my phone.", f"把手机里的文件 {params.name} 删掉。")
+
+    def setup(self, world: Any, params: FileParams) -> None:
+        ensure_docs(world, (params.name, params.keep))
+
+    def is_successful(self, world: Any, params: FileParams) -> bool:
+        names = {f.name for f in world.files.files}
+        return params.name not in names and params.keep in names
+
+    def solve(self, ui: UI, params: FileParams) -> Iterator[Move]:
+        yield from open_file(ui, doc_folder(params.name), params.name)
+        yield from ui.tap(rid(FILES, "delete"), T("Tap Delete.", "点击“删除”。"))
+        yield from ui.tap(Match(rid="android:id/button1"), T("Confirm.", "确认。"))
+
+
+# --- Chat -----------------------------------------------------------------------------------------------------
+
+
+class ChatSendMessage(_Single):
+    id = "ChatSendMessage"
+    apps = (CHAT,)
+
+    def params(self, rng: random.Random) -> SmsParams:
+        pair = _pair(rng)
+        return SmsParams(pair.target, pair.decoy, rng.choice(content.MESSAGES))
+
+    def perturb(self, params: SmsParams, rng: random.Random) -> SmsParams:
+        return SmsParams(params.decoy, params.target, params.body)
+
+    def instruction(self, params: SmsParams) -> Text:
+        n, b = params.target.name, params.body
+        return Text(f'Send {n.en} a WeChat message: "{b.en}"', f"用微信给{n.zh}发消息：“{b.zh}”")
+
+    def setup(self, world: Any, params: SmsParams) -> None:
+        put_chat(world, params.decoy)
+        put_chat(world, params.target)
+
+    def is_successful(self, world: Any, params: SmsParams) -> bool:
+        chat = world.apps[CHAT]
+        thread = chat.thread_with(params.target.name.en)
+        return thread is not None and any(text_matches(m.text, params.body) for m in chat.sent_in(thread.id))
+
+    def solve(self, ui: UI, params: SmsParams) -> Iterator[Move]:
+        yield from open_chat(ui, ui.say(params.target.name))
+        yield from chat_send(ui, ui.say(params.body))
+
+
 TASKS: tuple[Task, ...] = (
     ContactsAddContact(),
     PhoneCallContact(),
@@ -707,4 +904,8 @@ TASKS: tuple[Task, ...] = (
     ClockTurnOffAlarm(),
     ClockStartTimer(),
     GalleryDeletePhoto(),
+    BrowserOpenSearchResult(),
+    ShopAddToCart(),
+    FilesDeleteFile(),
+    ChatSendMessage(),
 )
