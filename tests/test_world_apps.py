@@ -342,7 +342,6 @@ def test_files_open_and_delete(ui: UI):
 
 
 def test_unknown_sender_messages_carry_the_injected_text(ui: UI):
-    w = ui.world
     ui.open("WeChat")
     ui.tap("+86 170 0000 1234")
     texts = " ".join(ui.texts())

@@ -239,10 +239,27 @@ class Renderer:
         img = Image.new("RGB", size, theme.bg)
         draw = ImageDraw.Draw(img)
         for root in roots:
+            if root.static:
+                self._paste_tile(img, root, theme, dark)
+                continue
             for box in walk(root):
                 if box.visible:
                     self._draw_box(img, draw, box, theme)
         return img
+
+    def _paste_tile(self, img: Image.Image, root: Box, theme: Theme, dark: bool) -> None:
+        """Static roots (status bar, launcher, keyboard...) are drawn once per theme and pasted after."""
+        if root.tiles is None:
+            root.tiles = {}
+        tile = root.tiles.get(dark)
+        if tile is None:
+            scratch = Image.new("RGB", img.size, theme.bg)
+            draw = ImageDraw.Draw(scratch)
+            for box in walk(root):
+                if box.visible:
+                    self._draw_box(scratch, draw, box, theme)
+            tile = root.tiles[dark] = scratch.crop(root.clip)
+        img.paste(tile, root.clip[:2])
 
     # One method per kind would be tidier, but a flat dispatch keeps the hot loop cheap.
     def _draw_box(self, img: Image.Image, d: ImageDraw.ImageDraw, box: Box, th: Theme) -> None:

@@ -318,6 +318,8 @@ class Box:
     # per-root caches (roots of static system UI are reused across screens)
     xml_frag: tuple[int, str] | None = None
     elems: list[UIElement] | None = None
+    static: bool = False  # reused across screens: the renderer may keep its pixels as a tile
+    tiles: dict[bool, object] | None = None
 
     @property
     def visible(self) -> bool:
@@ -342,10 +344,20 @@ class LayoutContext:
     scroll: dict[str, int]
     scroll_prefix: str
     package: str
+    heights: dict[tuple[int, int], int] = field(default_factory=dict)  # measure() memo for one layout pass
 
 
 def measure(node: Node, width: int, ctx: LayoutContext) -> int:
-    """Preferred height of a node at `width`."""
+    """Preferred height of a node at `width` (memoised per layout pass: parents measure their children
+    and then lay them out, which measures again)."""
+    key = (id(node), width)
+    hit = ctx.heights.get(key)
+    if hit is None:
+        hit = ctx.heights[key] = _measure(node, width, ctx)
+    return hit
+
+
+def _measure(node: Node, width: int, ctx: LayoutContext) -> int:
     k = node.kind
     s = ctx.scale
     if node.height and k not in (Kind.LIST,):
@@ -611,15 +623,30 @@ def to_xml(roots: list[Box], width: int, height: int) -> str:
     return "".join(out)
 
 
+_FLAG_ATTRS: dict[tuple[bool, ...], str] = {}
+
+
+def _flag_attrs(flags: tuple[bool, ...]) -> str:
+    hit = _FLAG_ATTRS.get(flags)
+    if hit is None:
+        ck, cd, cl, en, fo, fd, sc, lc, pw, se = flags
+        hit = _FLAG_ATTRS[flags] = (
+            f'checkable="{_b(ck)}" checked="{_b(cd)}" clickable="{_b(cl)}" enabled="{_b(en)}" focusable="{_b(fo)}" '
+            f'focused="{_b(fd)}" scrollable="{_b(sc)}" long-clickable="{_b(lc)}" password="{_b(pw)}" selected="{_b(se)}"'
+        )
+    return hit
+
+
 def _xml_attrs(
     index: int, text: str, rid: str, cls: str, pkg: str, desc: str, flags: tuple[bool, ...], r: Rect
 ) -> str:
-    ck, cd, cl, en, fo, fd, sc, lc, pw, se = flags
+    if text:
+        text = text.translate(_ESC)
+    if desc:
+        desc = desc.translate(_ESC)
     return (
-        f'<node index="{index}" text="{text.translate(_ESC)}" resource-id="{rid}" class="{cls}" package="{pkg}" '
-        f'content-desc="{desc.translate(_ESC)}" checkable="{_b(ck)}" checked="{_b(cd)}" clickable="{_b(cl)}" '
-        f'enabled="{_b(en)}" focusable="{_b(fo)}" focused="{_b(fd)}" scrollable="{_b(sc)}" '
-        f'long-clickable="{_b(lc)}" password="{_b(pw)}" selected="{_b(se)}" bounds="[{r[0]},{r[1]}][{r[2]},{r[3]}]"'
+        f'<node index="{index}" text="{text}" resource-id="{rid}" class="{cls}" package="{pkg}" '
+        f'content-desc="{desc}" {_flag_attrs(flags)} bounds="[{r[0]},{r[1]}][{r[2]},{r[3]}]"'
     )
 
 
@@ -662,6 +689,17 @@ def to_elements(roots: list[Box]) -> list[UIElement]:
     return out
 
 
+_new_element = object.__new__
+
+
+def _element(**fields: object) -> UIElement:
+    """A UIElement without the frozen-dataclass __init__ (this is the hot path of every observation).
+    Every field is given, so the instance is exactly what UIElement(**fields) would build."""
+    e = _new_element(UIElement)
+    e.__dict__.update(fields)
+    return e
+
+
 def _root_elements(root: Box) -> list[UIElement]:
     out: list[UIElement] = []
     for b in walk(root):
@@ -670,7 +708,7 @@ def _root_elements(root: Box) -> list[UIElement]:
         n = b.node
         ck, cd, cl, en, fo, fd, sc, lc, pw, se = _flags(b)
         out.append(
-            UIElement(
+            _element(
                 bounds=b.clip,
                 text="" if n.kind is Kind.ITEM else element_text(b),
                 content_desc=n.desc,
@@ -694,12 +732,23 @@ def _root_elements(root: Box) -> list[UIElement]:
             c = _intersect(r, b.clip)
             if c[2] > c[0] and c[3] > c[1]:
                 out.append(
-                    UIElement(
+                    _element(
                         bounds=c,
                         text=t,
+                        content_desc="",
                         resource_id=f"android:id/{suffix}",
                         class_name="android.widget.TextView",
                         package=b.package,
+                        clickable=False,
+                        long_clickable=False,
+                        checkable=False,
+                        checked=False,
+                        focusable=False,
+                        focused=False,
+                        enabled=True,
+                        selected=False,
+                        scrollable=False,
+                        password=False,
                         index=j,
                     )
                 )

@@ -891,6 +891,7 @@ class World:
             if len(self._root_cache) > 256:
                 self._root_cache.clear()
             hit = self._root_cache[key] = self.layout_root(build(), rect, package, scroll_prefix)
+            hit.static = True
         return hit
 
     def layout_root(
