@@ -6,7 +6,8 @@
 --device   sim (a fresh simulated phone), sim:TASK[:SEED] (a PhoneWorld-lite task's start state; its
            verifier is reported), or a phone's ADB serial.
 --policy   scripted:FILE (raw model replies, one a line, through the real parser), oracle (the
-           PhoneWorld-lite solver; sim tasks only), noop, phonebuddy (the local model), remote:URL.
+           PhoneWorld-lite solver; sim tasks only), noop, phonebuddy (the local model, weights found
+           offline; --model picks the profile), remote:URL (an OpenAI-compatible server).
 --confirm  ask (on the console), yes or no (answer every confirmation so; "no" is the default).
 --allowed-apps  packages the run may use (comma or space separated). Default: the caregiver's settings;
            with none set up and a sim task, the task's own apps.
@@ -36,6 +37,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="sim", help="sim | sim:TASK[:SEED] | ADB serial")
     p.add_argument("--policy", default="noop", help="scripted:FILE | oracle | noop | phonebuddy | remote:URL")
     p.add_argument("--confirm", choices=("ask", "yes", "no"), default="no")
+    p.add_argument("--model", default=None, help="model profile for phonebuddy/remote (e.g. phonebuddy-4b, phonebuddy-0.8b)")
     p.add_argument("--lang", choices=("en", "zh"), default="en", help="the phone's UI language and the spoken language")
     p.add_argument("--allowed-apps", nargs="*", default=None, help="allowed packages (comma or space separated)")
     p.add_argument("--db", default=None, help="history database path (default: the user data folder)")
@@ -166,7 +168,7 @@ def _make_device(spec: DeviceSpec, lang: str) -> tuple[Any, Any, Any, Any]:
     return AdbDevice(spec.serial), None, None, None
 
 
-def _make_policy(spec: str, device_spec: DeviceSpec, world: Any, params: Any, lang: str) -> Any:
+def _make_policy(spec: str, device_spec: DeviceSpec, world: Any, params: Any, lang: str, model: str | None) -> Any:
     from assistant_core.policies import NoopPolicy, ScriptedPolicy
 
     if spec == "noop":
@@ -184,12 +186,24 @@ def _make_policy(spec: str, device_spec: DeviceSpec, world: Any, params: Any, la
         from harness.phoneworld.oracle import OraclePolicy
 
         return OraclePolicy(device_spec.task, device_spec.seed, world, language=lang, params=params)
-    if spec == "phonebuddy" or spec.startswith("remote:"):
+    if spec.startswith("remote:"):
+        from assistant_core.policy.remote import RemotePolicy
+
+        url = spec.split(":", 1)[1]
+        if not url.strip():
+            raise UsageError("--policy remote:URL needs the server's address, e.g. remote:http://gpu-box:8000/v1")
+        return RemotePolicy(url, profile=model, lang=lang)
+    if spec == "phonebuddy":
+        from assistant_core.errors import PolicyUnavailableError
+        from assistant_core.policy.local import LocalPolicy
+        from assistant_core.policy.weights import locate_weights
+
         try:
-            from assistant_core.policy import make_policy  # type: ignore[attr-defined]
-        except ImportError:
-            raise UsageError(f"--policy {spec}: the model backends are not available in this build yet") from None
-        return make_policy(spec)
+            folder = locate_weights(model)
+        except PolicyUnavailableError as error:
+            message = getattr(error, "message", None)
+            raise UsageError(message.get(lang) if message is not None else str(error)) from None
+        return LocalPolicy(folder, profile=model, lang=lang)
     raise UsageError(f"--policy {spec!r}: expected scripted:FILE, oracle, noop, phonebuddy or remote:URL")
 
 
@@ -209,7 +223,7 @@ def _run(args: argparse.Namespace) -> int:
         if task is None:
             raise UsageError("the goal is empty (an empty goal is only allowed with --device sim:TASK)")
         goal = task.instruction(params).get(args.lang)
-    policy = _make_policy(args.policy, device_spec, world, params, args.lang)
+    policy = _make_policy(args.policy, device_spec, world, params, args.lang, args.model)
 
     history = None
     notes: list[str] = []

@@ -386,9 +386,11 @@ class _Episode:
                 raise _Ended(Outcome.POLICY_FAILED, MSG["policy_failed"]) from None
             return policy_failures
         except PolicyUnavailableError as error:
-            yield self.emit(ErrorEvent(step, ErrorKind.POLICY_UNAVAILABLE,
-                                       MSG["policy_unavailable"].format(detail=str(error)), False, str(error)))
-            raise _Ended(Outcome.POLICY_FAILED, MSG["policy_unavailable"].format(detail=str(error))) from None
+            said = getattr(error, "message", None)
+            text = (Text(MSG["policy_unavailable"].en.format(detail=said.en), MSG["policy_unavailable"].zh.format(detail=said.zh))
+                    if isinstance(said, Text) else MSG["policy_unavailable"].format(detail=str(error)))
+            yield self.emit(ErrorEvent(step, ErrorKind.POLICY_UNAVAILABLE, text, False, str(error)))
+            raise _Ended(Outcome.POLICY_FAILED, text) from None
         timings["propose_s"] = self.clock() - t0
         timings.update({f"policy_{k}": v for k, v in proposal.timings.items()})
         self.check_stop()
