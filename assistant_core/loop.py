@@ -82,6 +82,7 @@ from assistant_core.safety import (
     target_changed,
 )
 from assistant_core.session import MetaCommand, parse_meta
+from assistant_core.settings import CaregiverSettings
 from assistant_core.types import (
     Action,
     ActionKind,
@@ -189,6 +190,25 @@ class LoopConfig:
     user_timeout_s: float | None = None
     thumbnails: bool = True
     lang: str = "en"
+
+
+    @classmethod
+    def from_settings(cls, settings: CaregiverSettings, **overrides: object) -> LoopConfig:
+        """The loop's bounds from the caregiver's settings (step budget, patience, loop guard, language)."""
+        values: dict[str, object] = {
+            "step_budget": settings.step_budget,
+            "loop_guard_repeats": settings.loop_guard_repeats,
+            "patience": Patience(window_s=settings.confirm_window_s, reminders=settings.confirm_reminders),
+            "lang": settings.language,
+        }
+        values.update(overrides)
+        return cls(**values)  # type: ignore[arg-type]
+
+
+def gate_context_from(settings: CaregiverSettings, app_labels: dict[str, str]) -> GateContext:
+    """The gate's context from the caregiver's settings and the phone's app labels."""
+    return GateContext(allowed_apps=settings.allowed_apps, always_confirm=settings.always_confirm,
+                       app_labels=dict(app_labels), lang=settings.language)
 
 
 @dataclass(frozen=True)
@@ -366,6 +386,9 @@ class _Episode:
         yield self.emit(Observed(step, obs.foreground, obs.is_secure, obs.is_locked,
                                  len(obs.elements or ()), obs))
         self.check_stop()
+        if not obs.is_secure and _is_black(obs.screenshot):
+            # A capture that came back all black is a protected screen even if the device did not say so.
+            obs = replace(obs, is_secure=True)
         if obs.is_secure or obs.is_locked:
             yield from self.handover(step, screen_handover(obs))
             self.index += 1
@@ -643,6 +666,14 @@ class _Episode:
         except DeviceError:
             return False
         return True
+
+
+def _is_black(image: object) -> bool:
+    """Whether a PIL screenshot is entirely black (FLAG_SECURE captures come back like this)."""
+    getbbox = getattr(image, "getbbox", None)
+    if getbbox is None:
+        return False
+    return getbbox() is None
 
 
 def _screen_fingerprint(obs: Observation) -> int:

@@ -167,6 +167,24 @@ class Session:
         with self._lock:
             self.running = False
 
+    @property
+    def waiting_for(self) -> str | None:
+        """"confirmation", "reply" or None: what the loop is waiting for from the user right now."""
+        with self._lock:
+            if self._awaiting_confirmation:
+                return "confirmation"
+            return "reply" if self._awaiting_reply else None
+
+    def wait_until_waiting(self, timeout_s: float = 10.0) -> str | None:
+        """Block until the loop waits for an answer (or the timeout); returns what it waits for."""
+        deadline = threading.Event()
+        for _ in range(int(timeout_s / 0.01) + 1):
+            state = self.waiting_for
+            if state is not None:
+                return state
+            deadline.wait(0.01)
+        return None
+
     # --- routing ------------------------------------------------------------------------------------------
 
     def hear(self, utterance: str) -> Routed:

@@ -74,10 +74,7 @@ def test_session_is_a_confirmer_across_threads():
     answers: list[ConfirmAnswer | None] = []
     worker = threading.Thread(target=lambda: answers.append(s.ask(req, timeout_s=5)))
     worker.start()
-    for _ in range(200):
-        if s._awaiting_confirmation:
-            break
-        threading.Event().wait(0.01)
+    assert s.wait_until_waiting() == "confirmation"
     assert s.hear("确认").kind is RouteKind.META
     worker.join(5)
     assert answers == [ConfirmAnswer.YES]
@@ -94,10 +91,7 @@ def test_session_free_answers_and_stop_during_a_question():
     got: list[str | None] = []
     t = threading.Thread(target=lambda: got.append(s.ask_user(_request().question, timeout_s=5)))
     t.start()
-    for _ in range(200):
-        if s._awaiting_reply:
-            break
-        threading.Event().wait(0.01)
+    assert s.wait_until_waiting() == "reply"
     assert s.hear("the blue one").kind is RouteKind.ANSWER
     t.join(5)
     assert got == ["the blue one"]
