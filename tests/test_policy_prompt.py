@@ -72,6 +72,7 @@ def test_screenshot_is_capped_to_the_profile_max_pixels_and_is_a_jpeg_round_trip
     small = build_prompt("x", screen(), [], profile, max_pixels=64 * 32 * 32).image
     assert small.size[0] * small.size[1] <= 64 * 32 * 32
     assert fit_pixels(100, 100, 65536, 1 << 20) == (256, 256)  # tiny frames are scaled up to min_pixels
+    assert fit_pixels(1080, 2400, 65536, 1280 * 32 * 32) == (768, 1696)  # 1,272 visual tokens
 
 
 def test_chinese_prompt_and_feedback():

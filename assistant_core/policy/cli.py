@@ -6,6 +6,9 @@
     phonebuddy policy profiles            the model profiles (JSON lines)
     phonebuddy policy prompt GOAL [--profile P] [--lang en|zh]   the request text (image shown as <image>)
     phonebuddy policy recommend [--lang en|zh]   which model this computer should run, and why
+    phonebuddy policy serve --model-dir DIR [--profile P] [--port 8000] [--host 127.0.0.1]
+        [--quantization nf4|int8|bf16|fp32] [--split-reasoning]
+        an OpenAI-compatible chat-completions server over the local model (for a household GPU computer)
 """
 
 from __future__ import annotations
@@ -34,6 +37,14 @@ def _parser() -> argparse.ArgumentParser:
     prompt.add_argument("--height", type=int, default=2400)
     recommend = sub.add_parser("recommend", help="which model to run on this computer")
     recommend.add_argument("--lang", default="en")
+    serve = sub.add_parser("serve", help="serve the local model over the OpenAI chat-completions API")
+    serve.add_argument("--model-dir", default=None, help="model folder (default: the profile's cached weights)")
+    serve.add_argument("--profile", default=None)
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--quantization", default=None, choices=["nf4", "int8", "bf16", "fp16", "fp32"])
+    serve.add_argument("--split-reasoning", action="store_true", help="return the thought in reasoning_content")
+    serve.add_argument("--lang", default="en")
     return parser
 
 
@@ -53,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "prompt":
         return _prompt(args)
+    if args.command == "serve":
+        return _serve(args)
     if args.command == "recommend":
         from assistant_core.policy.hardware import detect_hardware, recommend
 
@@ -106,4 +119,27 @@ def _prompt(args: argparse.Namespace) -> int:
     print("[user]")
     for part in prompt.user:
         print(f"<image {part.size[0]}x{part.size[1]} JPEG>" if isinstance(part, ImagePart) else part)
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from assistant_core.policy.errors import PolicyUnavailable
+    from assistant_core.policy.factory import make_policy
+    from assistant_core.policy.serve import ChatServer
+
+    try:
+        policy = make_policy(args.profile, backend="local", model_dir=args.model_dir, quantization=args.quantization)
+        policy.load(on_progress=lambda p: print(p.message.get(args.lang), file=sys.stderr))
+        server = ChatServer(policy, host=args.host, port=args.port, split_reasoning=args.split_reasoning)
+    except PolicyUnavailable as error:
+        print(f"error: {error.message.get(args.lang)}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(f"error: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
+        return 1
+    print(f"serving {server.model_name} at {server.url}", file=sys.stderr)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
     return 0

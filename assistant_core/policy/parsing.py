@@ -200,9 +200,10 @@ def _parse(text: str, grid: _Grid) -> ParsedReply:
     thought, remainder = _split_thought(text)
     call, prose = _find_call(remainder)
     if call is None and remainder != text:
-        # The call may be inside the reasoning (vLLM reasoning fields, or a think block never closed).
-        call, _ = _find_call(text)
-        prose = ""
+        # The call may be inside the reasoning (vLLM reasoning fields, or a think block never closed):
+        # then the thought is what comes before the call.
+        call, before = _find_call(text)
+        thought, prose = before.replace("<think>", "").replace("</think>", "").strip(), ""
     if call is None:
         raise PolicyOutputError(
             "no action found: reply with one tool call, e.g. "
@@ -349,8 +350,8 @@ def _find_autoglm(text: str) -> tuple[_Call, str] | None:
     return _Call(action.strip(), kwargs, ReplyFormat.AUTOGLM), prose
 
 
-def _balanced_call(text: str, start: int) -> str:
-    """From `start` to the matching close parenthesis (or the end), respecting quoted strings."""
+def _balanced(text: str, start: int, opens: str, closes: str, quotes: str) -> str | None:
+    """From `start` to the bracket that closes the one at `start`, skipping quoted strings (None: unclosed)."""
     depth, quote, i = 0, "", start
     while i < len(text):
         c = text[i]
@@ -359,16 +360,22 @@ def _balanced_call(text: str, start: int) -> str:
                 i += 1
             elif c == quote:
                 quote = ""
-        elif c in "\"'":
+        elif c in quotes:
             quote = c
-        elif c == "(":
+        elif c in opens:
             depth += 1
-        elif c == ")":
+        elif c in closes:
             depth -= 1
             if depth == 0:
                 return text[start: i + 1]
         i += 1
-    return text[start:].rstrip() + ")"
+    return None
+
+
+def _balanced_call(text: str, start: int) -> str:
+    """A do(...)/finish(...) expression; an unclosed one (truncated reply) gets its parenthesis."""
+    found = _balanced(text, start, "(", ")", "\"'")
+    return found if found is not None else text[start:].rstrip() + ")"
 
 
 def _autoglm_kwargs(expr: str, kind: str) -> dict[str, Any]:
@@ -404,24 +411,8 @@ def _find_history_call(text: str) -> tuple[_Call, str] | None:
 
 
 def _balanced_braces(text: str, start: int) -> str:
-    depth, quote, i = 0, "", start
-    while i < len(text):
-        c = text[i]
-        if quote:
-            if c == "\\":
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c == '"':
-            quote = c
-        elif c in "{[":
-            depth += 1
-        elif c in "}]":
-            depth -= 1
-            if depth == 0:
-                return text[start: i + 1]
-        i += 1
-    return text[start:]
+    found = _balanced(text, start, "{[", "}]", '"')
+    return found if found is not None else text[start:]
 
 
 def _find_bare_json(text: str) -> tuple[_Call, str] | None:

@@ -98,16 +98,20 @@ class ChatPrompt:
         return [{"role": "system", "content": self.system}, {"role": "user", "content": content}]
 
 
-def fit_pixels(width: int, height: int, min_pixels: int, max_pixels: int) -> tuple[int, int]:
-    """The size to send: aspect kept, area within [min_pixels, max_pixels]."""
-    area = width * height
-    if area > max_pixels:
-        scale = math.sqrt(max_pixels / area)
-    elif area < min_pixels:
-        scale = math.sqrt(min_pixels / area)
-    else:
-        return width, height
-    return max(1, int(width * scale)), max(1, int(height * scale))
+def fit_pixels(width: int, height: int, min_pixels: int, max_pixels: int, factor: int = 32) -> tuple[int, int]:
+    """The size to send: aspect kept, sides multiples of `factor` (Qwen VL: patch 16 x merge 2), area within
+    [min_pixels, max_pixels]. The same rule as the Qwen processors' smart_resize, so they keep this size."""
+    h_bar = max(factor, round(height / factor) * factor)
+    w_bar = max(factor, round(width / factor) * factor)
+    if h_bar * w_bar > max_pixels:
+        beta = math.sqrt(height * width / max_pixels)
+        h_bar = max(factor, math.floor(height / beta / factor) * factor)
+        w_bar = max(factor, math.floor(width / beta / factor) * factor)
+    elif h_bar * w_bar < min_pixels:
+        beta = math.sqrt(min_pixels / (height * width))
+        h_bar = math.ceil(height * beta / factor) * factor
+        w_bar = math.ceil(width * beta / factor) * factor
+    return w_bar, h_bar
 
 
 def prepare_screenshot(image: Any, profile: ModelProfile, *, max_pixels: int | None = None,

@@ -1,0 +1,70 @@
+"""Policy errors that carry a bilingual message for the user (still `PolicyUnavailableError`s)."""
+
+from __future__ import annotations
+
+from assistant_core.errors import PolicyUnavailableError
+from assistant_core.i18n import Catalog, Text
+
+MESSAGES = Catalog("policy", {
+    "no_weights": (
+        "The model {title} is not on this computer (looked in {where}). Download it with "
+        "`phonebuddy models download {name}`, or choose a folder that holds it in Settings.",
+        "这台电脑上没有模型 {title}（已查找 {where}）。请用 `phonebuddy models download {name}` 下载，"
+        "或在设置中选择存放模型的文件夹。"),
+    "offline": (
+        "The model {title} is not downloaded yet and there is no internet connection. Connect to the internet "
+        "and run `phonebuddy models download {name}`, or copy the model folder here and choose it in Settings.",
+        "模型 {title} 还没有下载，而且现在没有网络。请联网后运行 `phonebuddy models download {name}`，"
+        "或把模型文件夹复制过来并在设置中选择。"),
+    "bad_folder": (
+        "The folder {where} does not hold a usable model ({detail}).",
+        "文件夹 {where} 里没有可用的模型（{detail}）。"),
+    "no_space": (
+        "Not enough free disk space for {title}: it needs about {need:.1f} GB, {free:.1f} GB are free in {where}.",
+        "磁盘空间不足，放不下 {title}：需要约 {need:.1f} GB，{where} 只剩 {free:.1f} GB。"),
+    "download_failed": (
+        "Downloading {title} failed: {detail}. What was already downloaded is kept; run the command again to "
+        "resume.",
+        "下载 {title} 失败：{detail}。已经下载的部分会保留，再运行一次命令即可继续。"),
+    "no_gpu": (
+        "{quant} needs a CUDA graphics card, and none was found. On this computer use fp32 or nf4.",
+        "{quant} 需要 CUDA 显卡，但没有找到。在这台电脑上请使用 fp32 或 nf4。"),
+    "out_of_memory": (
+        "The model does not fit in memory ({detail}). Try the 4-bit setting, a smaller model, or a server.",
+        "模型放不下（{detail}）。请尝试 4 位设置、更小的模型或服务器。"),
+    "load_failed": (
+        "The model could not be loaded: {detail}",
+        "模型无法加载：{detail}"),
+    "server_unreachable": (
+        "The model server at {url} cannot be reached ({detail}). Check that it is running and the address in "
+        "Settings is right.",
+        "无法连接位于 {url} 的模型服务器（{detail}）。请确认服务器正在运行，并检查设置中的地址。"),
+    "server_error": (
+        "The model server at {url} answered with an error: {detail}",
+        "位于 {url} 的模型服务器返回了错误：{detail}"),
+    "server_auth": (
+        "The model server at {url} refused the API key ({detail}). Check the key in Settings.",
+        "位于 {url} 的模型服务器拒绝了 API 密钥（{detail}）。请检查设置中的密钥。"),
+    "not_local": (
+        "{title} can only run on a server; set a server address for it in Settings.",
+        "{title} 只能在服务器上运行；请在设置中为它填写服务器地址。"),
+    "loading": ("Loading the model…", "正在加载模型…"),
+    "loading_processor": ("Reading the tokenizer and image settings…", "正在读取分词器和图像设置…"),
+    "loading_weights": ("Loading the model weights ({quant}, {device})…", "正在加载模型权重（{quant}，{device}）…"),
+    "loading_adapter": ("Loading your personalization…", "正在加载您的个性化设置…"),
+    "ready": ("The model is ready.", "模型已就绪。"),
+    "thinking": ("Thinking…", "正在思考…"),
+})
+
+
+class PolicyUnavailable(PolicyUnavailableError):
+    """A PolicyUnavailableError with a message in both languages (`message`); str() is the English."""
+
+    def __init__(self, message: Text, *, detail: str = ""):
+        self.message = message
+        self.detail = detail
+        super().__init__(message.en)
+
+
+def unavailable(key: str, **values: object) -> PolicyUnavailable:
+    return PolicyUnavailable(MESSAGES[key].format(**values), detail=str(values.get("detail", "")))

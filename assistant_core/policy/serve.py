@@ -1,0 +1,264 @@
+"""A small OpenAI-compatible chat-completions server over a LocalPolicy's model.
+
+For a household or clinic computer with a GPU but no vLLM, and for tests of the remote backend against a
+real server. `phonebuddy policy serve --model-dir DIR` runs it.
+
+    server = ChatServer(LocalPolicy(folder), port=0, split_reasoning=True).start()
+    RemotePolicy(server.url, profile=...)      # server.url is http://127.0.0.1:PORT/v1
+    server.stop()
+
+Endpoints: GET /v1/models, POST /v1/chat/completions (plain or `stream: true` server-sent events, with
+usage when `stream_options.include_usage` is set). Images must be data URLs (the server reaches nothing
+else). Decoding is always greedy: temperature and top_p are accepted and ignored. One generation runs at
+a time. With `split_reasoning`, text before ``</think>`` is returned in `reasoning_content`, the rest in
+`content`, as vLLM's reasoning parsers do (and everything goes to reasoning if ``</think>`` never comes).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import logging
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from assistant_core.errors import PolicyUnavailableError
+
+log = logging.getLogger(__name__)
+
+
+class RequestError(ValueError):
+    """A bad request (HTTP 400)."""
+
+
+def hf_messages_from_openai(messages: Any) -> list[dict[str, Any]]:
+    """OpenAI chat messages -> transformers chat-template messages (data-URL images decoded to PIL)."""
+    from PIL import Image, UnidentifiedImageError
+
+    if not isinstance(messages, list) or not messages:
+        raise RequestError("messages must be a non-empty list")
+    converted = []
+    for message in messages:
+        if not isinstance(message, dict) or message.get("role") not in ("system", "user", "assistant"):
+            raise RequestError("each message needs a role of system, user or assistant")
+        content = message.get("content")
+        if content is None or isinstance(content, str):
+            converted.append({"role": message["role"], "content": content or ""})
+            continue
+        if not isinstance(content, list):
+            raise RequestError("content must be a string or a list of parts")
+        parts = []
+        for part in content:
+            kind = part.get("type") if isinstance(part, dict) else None
+            if kind == "text":
+                parts.append({"type": "text", "text": str(part.get("text", ""))})
+            elif kind == "image_url":
+                url = (part.get("image_url") or {}).get("url", "")
+                if not url.startswith("data:image/") or ";base64," not in url:
+                    raise RequestError("images must be data URLs (data:image/...;base64,...)")
+                try:
+                    image = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1], validate=True)))
+                    image.load()
+                except (ValueError, UnidentifiedImageError, OSError) as error:
+                    raise RequestError(f"the image could not be decoded: {error}") from None
+                parts.append({"type": "image", "image": image.convert("RGB")})
+            else:
+                raise RequestError(f"unsupported content part {kind!r}")
+        converted.append({"role": message["role"], "content": parts})
+    return converted
+
+
+class _ReasoningSplitter:
+    """Routes streamed text to reasoning until </think>, then to content."""
+
+    TAG = "</think>"
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.in_reasoning = enabled
+        self.pending = ""
+
+    def feed(self, text: str) -> list[tuple[str, str]]:
+        if not self.in_reasoning:
+            return [("content", text)] if text else []
+        self.pending += text
+        if self.TAG in self.pending:
+            before, after = self.pending.split(self.TAG, 1)
+            self.in_reasoning, self.pending = False, ""
+            out = [("reasoning_content", before)] if before else []
+            after = after.lstrip("\n")
+            return out + ([("content", after)] if after else [])
+        # Hold back a tail that could be the start of the tag.
+        keep = max((i for i in range(1, len(self.TAG)) if self.pending.endswith(self.TAG[:i])), default=0)
+        ready, self.pending = self.pending[: len(self.pending) - keep], self.pending[len(self.pending) - keep:]
+        return [("reasoning_content", ready)] if ready else []
+
+    def flush(self) -> list[tuple[str, str]]:
+        rest, self.pending = self.pending, ""
+        return [("reasoning_content" if self.in_reasoning else "content", rest)] if rest else []
+
+    def split(self, text: str) -> dict[str, str]:
+        if not self.enabled:
+            return {"content": text}
+        if self.TAG in text:
+            before, after = text.split(self.TAG, 1)
+            return {"reasoning_content": before, "content": after.lstrip("\n")}
+        return {"reasoning_content": text, "content": ""}
+
+
+class ChatServer:
+    """See the module docstring. `policy` is a LocalPolicy (anything with `.generate()` and `.profile`)."""
+
+    def __init__(self, policy: Any, *, host: str = "127.0.0.1", port: int = 0, model_name: str | None = None,
+                 split_reasoning: bool = False, max_tokens_cap: int | None = None):
+        self.policy = policy
+        self.model_name = model_name or policy.profile.repo_id
+        self.split_reasoning = split_reasoning
+        self.max_tokens_cap = max_tokens_cap or policy.profile.max_new_tokens
+        self._generate_lock = threading.Lock()
+        self.requests = 0
+        self._httpd = ThreadingHTTPServer((host, port), self._handler_class())
+        self._httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> ChatServer:
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="policy-serve", daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self._httpd.serve_forever()
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> ChatServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, fmt: str, *args: Any) -> None:
+                log.debug("serve: " + fmt, *args)
+
+            def _json(self, status: int, payload: dict[str, Any]) -> None:
+                body = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def _error(self, status: int, message: str, kind: str) -> None:
+                self._json(status, {"error": {"message": message, "type": kind, "code": status}})
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/") in ("/v1/models", "/models"):
+                    self._json(200, {"object": "list", "data": [
+                        {"id": server.model_name, "object": "model", "owned_by": "phonebuddy"}]})
+                elif self.path.rstrip("/") in ("/health", "/v1/health"):
+                    self._json(200, {"status": "ok"})
+                else:
+                    self._error(404, f"no route {self.path}", "not_found")
+
+            def do_POST(self) -> None:
+                if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
+                    self._error(404, f"no route {self.path}", "not_found")
+                    return
+                try:
+                    length = int(self.headers.get("Content-Length", "0"))
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                    if not isinstance(body, dict):
+                        raise RequestError("the body must be a JSON object")
+                    messages = hf_messages_from_openai(body.get("messages"))
+                    limit = body.get("max_tokens") or body.get("max_completion_tokens") or server.max_tokens_cap
+                    if isinstance(limit, bool) or not isinstance(limit, int) or limit <= 0:
+                        raise RequestError("max_tokens must be a positive integer")
+                    limit = min(limit, server.max_tokens_cap)
+                except (ValueError, RequestError) as error:
+                    self._error(400, str(error), "invalid_request_error")
+                    return
+                server.requests += 1
+                if body.get("stream"):
+                    self._stream(messages, limit, bool((body.get("stream_options") or {}).get("include_usage")))
+                else:
+                    self._plain(messages, limit)
+
+            def _generate(self, messages, limit, on_text=None):
+                with server._generate_lock:
+                    return server.policy.generate(messages, on_text=on_text, max_new_tokens=limit)
+
+            def _plain(self, messages, limit) -> None:
+                try:
+                    gen = self._generate(messages, limit)
+                except PolicyUnavailableError as error:
+                    self._error(503, str(error), "server_error")
+                    return
+                message = {"role": "assistant", **_ReasoningSplitter(server.split_reasoning).split(gen.text)}
+                self._json(200, {
+                    "id": f"chatcmpl-{uuid.uuid4().hex[:12]}", "object": "chat.completion", "created": int(time.time()),
+                    "model": server.model_name,
+                    "choices": [{"index": 0, "message": message, "finish_reason": gen.finish_reason}],
+                    "usage": {"prompt_tokens": gen.prompt_tokens, "completion_tokens": gen.decode_tokens,
+                              "total_tokens": gen.prompt_tokens + gen.decode_tokens}})
+
+            def _stream(self, messages, limit, include_usage: bool) -> None:
+                ident, created = f"chatcmpl-{uuid.uuid4().hex[:12]}", int(time.time())
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Cache-Control", "no-cache")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                splitter = _ReasoningSplitter(server.split_reasoning)
+
+                def send(payload: dict[str, Any]) -> None:
+                    self.wfile.write(b"data: " + json.dumps(payload, ensure_ascii=False).encode("utf-8") + b"\n\n")
+                    self.wfile.flush()
+
+                def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+                    return {"id": ident, "object": "chat.completion.chunk", "created": created,
+                            "model": server.model_name,
+                            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+                def on_text(text: str) -> None:
+                    for name, piece in splitter.feed(text):
+                        send(chunk({name: piece}))
+
+                send(chunk({"role": "assistant", "content": ""}))
+                try:
+                    gen = self._generate(messages, limit, on_text)
+                except PolicyUnavailableError as error:
+                    send({"error": {"message": str(error), "type": "server_error", "code": 503}})
+                    self.wfile.write(b"data: [DONE]\n\n")
+                    return
+                for name, piece in splitter.flush():
+                    send(chunk({name: piece}))
+                send(chunk({}, gen.finish_reason))
+                if include_usage:
+                    send({"id": ident, "object": "chat.completion.chunk", "created": created,
+                          "model": server.model_name, "choices": [],
+                          "usage": {"prompt_tokens": gen.prompt_tokens, "completion_tokens": gen.decode_tokens,
+                                    "total_tokens": gen.prompt_tokens + gen.decode_tokens}})
+                self.wfile.write(b"data: [DONE]\n\n")
+                self.wfile.flush()
+
+        return Handler
