@@ -317,7 +317,7 @@ class AdbDevice:
         self.reconnect_grace_s = reconnect_grace_s
         self.command_timeout_s = command_timeout_s
         self.mirror_wait_s = mirror_wait_s
-        self.text_entry = TextEntry(self.shell, mirror=mirror)
+        self.text_entry = TextEntry(self._act_shell, mirror=mirror, sleep=self.clock.sleep)
         self._was_online = False
         self._features: set[str] | None = None
         self._size: tuple[int, int] | None = None
@@ -385,10 +385,11 @@ class AdbDevice:
                 return False
             self.clock.sleep(0.1)
 
-    def _call(self, fn: Callable[[], Any], *, timeouts_raise: bool = False) -> Any:
-        """Run fn; on a transient state wait for the phone to come back and try once more.
-        A timeout is re-raised as is when `timeouts_raise` (the caller retries), else it means the phone
-        stopped answering (DeviceDisconnected)."""
+    def _call(self, fn: Callable[[], Any], *, timeouts_raise: bool = False, idempotent: bool = True) -> Any:
+        """Run fn. When the phone is offline/authorizing, wait for it (reconnect_grace_s) and try once more;
+        a stream cut mid-command is retried only for idempotent calls (a tap might have happened).
+        A timeout is re-raised as is when `timeouts_raise` (the caller retries), else the phone stopped
+        answering (DeviceDisconnected)."""
         try:
             result = fn()
         except (AdbTimeout, TimeoutError) as exc:
@@ -396,24 +397,25 @@ class AdbDevice:
                 raise
             raise DeviceDisconnected(TEXT["offline"], detail=f"no answer: {exc}") from exc
         except (AdbError, OSError, _StreamCut) as exc:
+            cut = isinstance(exc, _StreamCut)
             error = self._classify(exc)
-            if isinstance(error, DeviceUnauthorized | NoDeviceError) and not isinstance(exc, _StreamCut):
-                if isinstance(error, DeviceUnauthorized) or not self._was_online:
-                    raise error from exc
+            fatal = isinstance(error, DeviceUnauthorized) or (isinstance(error, NoDeviceError) and not self._was_online)
+            if fatal and not cut:
+                raise error from exc
             log.info("adb: %s; waiting up to %.1f s for the phone", exc, self.reconnect_grace_s)
-            if not self._await_online():
-                state = self.state()
-                if state == "unauthorized":
-                    raise DeviceUnauthorized(TEXT["unauthorized"], detail=state) from exc
-                if self._was_online:
-                    raise DeviceDisconnected(TEXT["disconnected"], detail=f"{exc} (now {state})") from exc
-                raise self._classify(exc) from exc
+            back = self._await_online()
+            if not back or (cut and not idempotent):
+                if self.state() == "unauthorized":
+                    raise DeviceUnauthorized(TEXT["unauthorized"], detail="unauthorized") from exc
+                if self._was_online or cut:
+                    raise DeviceDisconnected(TEXT["disconnected"], detail=str(exc)) from exc
+                raise error from exc
             try:
                 result = fn()
-            except (AdbError, OSError, _StreamCut) as exc2:
-                raise self._classify(exc2) if not isinstance(exc2, _StreamCut) else DeviceDisconnected(
-                    TEXT["disconnected"], detail=str(exc2)
-                ) from exc2
+            except (AdbError, OSError, _StreamCut) as again:
+                if isinstance(again, _StreamCut):
+                    raise DeviceDisconnected(TEXT["disconnected"], detail=str(again)) from again
+                raise self._classify(again) from again
         self._was_online = True
         return result
 
@@ -444,8 +446,9 @@ class AdbDevice:
             c.conn.close()
         return b"".join(chunks)
 
-    def run(self, command: str, *, timeout: float | None = None) -> ShellResult:
-        """Run a shell command line; stdout, stderr and exit status (shell protocol v2)."""
+    def run(self, command: str, *, timeout: float | None = None, idempotent: bool = True) -> ShellResult:
+        """Run a shell command line; stdout, stderr and exit status (shell protocol v2). Pass
+        idempotent=False for commands that change the phone (they are not repeated after a cut)."""
         timeout = timeout or self.command_timeout_s
 
         def go() -> ShellResult:
@@ -471,16 +474,19 @@ class AdbDevice:
                 raise _StreamCut(f"shell stream for {command[:60]!r} ended without an exit status")
             return ShellResult(bytes(out), bytes(err), code)
 
-        return self._call(go)
+        return self._call(go, idempotent=idempotent)
 
-    def shell(self, command: str, timeout: float | None = None) -> str:
+    def shell(self, command: str, timeout: float | None = None, *, idempotent: bool = True) -> str:
         """stdout (and stderr, appended) of a command line as text."""
-        result = self.run(command, timeout=timeout)
+        result = self.run(command, timeout=timeout, idempotent=idempotent)
         return (result.stdout + result.stderr).decode("utf-8", "replace")
 
     def exec_out(self, command: str, timeout: float) -> bytes:
         """Raw stdout of `exec:` (like `adb exec-out`); AdbTimeout/socket.timeout when it hangs."""
         return self._read_all(self._open(f"exec:{command}", timeout), timeout)
+
+    def _act_shell(self, command: str) -> str:
+        return self.shell(command, idempotent=False)
 
     # --- screen ---------------------------------------------------------------------------------------
     def window_size(self) -> tuple[int, int]:
@@ -578,12 +584,13 @@ class AdbDevice:
                 captured = True
         t2 = time.perf_counter()
         black = image is not None and _all_black(image)
-        is_secure = False
-        if state.screen_on and (not captured or black):
-            has_content = bool(elements) and any(e.label for e in elements if e.package != "com.android.systemui")
-            if state.secure or (black and has_content and not state.locked):
-                is_secure = True
-                image = None
+        # FLAG_SECURE on the focused window blocks capture (the picture is black or missing); a black
+        # capture of a screen whose accessibility tree shows content is a blocked capture too. A failed
+        # capture without FLAG_SECURE is an error (ScreenCaptureError), not a protected screen.
+        has_content = bool(elements) and any(e.label for e in elements if e.package != "com.android.systemui")
+        is_secure = state.screen_on and not state.locked and (state.secure or (captured and black and has_content))
+        if is_secure:
+            image = None
         if not captured and not is_secure and state.screen_on:
             raise ScreenCaptureError(TEXT["capture_failed"], detail=self._last_capture_error)
         self.timings = {"state_tree_s": t1 - t0, "capture_s": t2 - t1, "observe_s": time.perf_counter() - t0}
@@ -639,10 +646,10 @@ class AdbDevice:
         answer = self.shell(f"cmd package resolve-activity --brief {package}")
         component = answer.strip().splitlines()[-1].strip() if answer.strip() else ""
         if "/" in component and " " not in component:
-            result = self.run(f"am start -n {component}")
+            result = self.run(f"am start -n {component}", idempotent=False)
             if result.exit_code == 0 and b"Error" not in result.stderr + result.stdout:
                 return
-        result = self.run(f"monkey -p {package} -c android.intent.category.LAUNCHER 1")
+        result = self.run(f"monkey -p {package} -c android.intent.category.LAUNCHER 1", idempotent=False)
         if result.exit_code != 0:
             raise AppNotFoundError(TEXT["unknown_app"].format(app=package), detail=result.stderr.decode(errors="replace"))
 
@@ -667,26 +674,26 @@ class AdbDevice:
             self._check(action.x, action.y)
             x, y = action.x, action.y
             if k is ActionKind.CLICK:
-                self.shell(f"input tap {x} {y}")
+                self._act_shell(f"input tap {x} {y}")
             elif k is ActionKind.DOUBLE_CLICK:
-                self.shell(f"input tap {x} {y}; sleep {DOUBLE_TAP_GAP_S}; input tap {x} {y}")
+                self._act_shell(f"input tap {x} {y}; sleep {DOUBLE_TAP_GAP_S}; input tap {x} {y}")
             else:
-                self.shell(f"input swipe {x} {y} {x} {y} {action.duration_ms or 800}")
+                self._act_shell(f"input swipe {x} {y} {x} {y} {action.duration_ms or 800}")
         elif k in (ActionKind.SCROLL, ActionKind.DRAG):
             self._check(action.x, action.y)
             self._check(action.x2, action.y2)
             if k is ActionKind.SCROLL:
-                self.shell(f"input swipe {action.x} {action.y} {action.x2} {action.y2} {action.duration_ms or 400}")
+                self._act_shell(f"input swipe {action.x} {action.y} {action.x2} {action.y2} {action.duration_ms or 400}")
             else:
-                self.shell(f"input draganddrop {action.x} {action.y} {action.x2} {action.y2} {action.duration_ms or 1000}")
+                self._act_shell(f"input draganddrop {action.x} {action.y} {action.x2} {action.y2} {action.duration_ms or 1000}")
         elif k is ActionKind.TYPE:
             self.text_entry.type(action.text or "")
         elif k is ActionKind.BUTTON_PRESS:
-            self.shell(f"input keyevent {BUTTON_KEYS[Button(action.button)]}")
+            self._act_shell(f"input keyevent {BUTTON_KEYS[Button(action.button)]}")
         elif k is ActionKind.OPEN_APP:
             self._launch(self._package(action.app or ""))
         elif k is ActionKind.CLOSE_APP:
-            self.shell(f"am force-stop {self._package(action.app or '')}")
+            self._act_shell(f"am force-stop {self._package(action.app or '')}")
         self._acted = True
         self._last_action_at = time.monotonic()
 

@@ -19,6 +19,7 @@ module-level `adbutils.adb`, i.e. port 5037).
 from __future__ import annotations
 
 import logging
+import struct
 import threading
 import time
 from dataclasses import dataclass
@@ -198,14 +199,44 @@ class Mirror:
             raise MirrorError("mirroring is not connected")
         return client.control
 
-    def tap(self, x: int, y: int, *, hold_s: float = 0.05) -> None:
-        from scrcpy import const
+    def screen_size(self) -> tuple[int, int]:
+        """The phone's screen in device pixels (`wm size`), which is what tap() coordinates are in."""
+        if self._screen_size is None:
+            size = self.device.window_size()
+            self._screen_size = (int(size.width), int(size.height))
+        return self._screen_size
 
+    _screen_size: tuple[int, int] | None = None
+
+    def _touch(self, action: int, x: int, y: int) -> None:
+        # muti-scrcpy-client's touch() states the *video* size as the screen size, so device-pixel
+        # coordinates land in the wrong place once the video is scaled (max_size). We send the same
+        # 31-byte message with the device's own size, which the server scales from.
+        width, height = self.screen_size()
+        action_button = 1 if action in (0, 1) else 0
+        message = struct.pack(">BBqiiHHHii", 2, action, -1, int(x), int(y), width, height, 0xFFFF, action_button, 1)
+        client = self._client
+        if client is None or client.control_socket is None:
+            raise MirrorError("mirroring is not connected")
+        with client.control_socket_lock:
+            client.control_socket.sendall(message)
+
+    def tap(self, x: int, y: int, *, hold_s: float = 0.05) -> None:
+        """Tap at device pixel (x, y)."""
         with self._control_lock:
-            control = self._control()
-            control.touch(x, y, const.ACTION_DOWN)
+            self._control()
+            self._touch(0, x, y)
             time.sleep(hold_s)
-            control.touch(x, y, const.ACTION_UP)
+            self._touch(1, x, y)
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, *, duration_s: float = 0.3, steps: int = 10) -> None:
+        with self._control_lock:
+            self._control()
+            self._touch(0, x1, y1)
+            for i in range(1, steps + 1):
+                time.sleep(duration_s / steps)
+                self._touch(2, x1 + (x2 - x1) * i // steps, y1 + (y2 - y1) * i // steps)
+            self._touch(1, x2, y2)
 
     def key(self, keycode: int) -> None:
         from scrcpy import const

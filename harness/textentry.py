@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import logging
 import shlex
+import time
 from collections.abc import Callable
 from enum import StrEnum
 from typing import Protocol
@@ -94,9 +95,18 @@ def input_text_commands(text: str) -> list[str]:
 class TextEntry:
     """Types text through the best available path. `shell(cmd) -> output` runs one command line."""
 
-    def __init__(self, shell: Callable[[str], str], *, mirror: ClipboardChannel | None = None):
+    def __init__(
+        self,
+        shell: Callable[[str], str],
+        *,
+        mirror: ClipboardChannel | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        restore_delay_s: float = 0.3,
+    ):
         self.shell = shell
         self.mirror = mirror
+        self.sleep = sleep
+        self.restore_delay_s = restore_delay_s
         self._has_adb_keyboard: bool | None = None
 
     def has_adb_keyboard(self) -> bool:
@@ -159,5 +169,9 @@ class TextEntry:
         except (ConnectionError, OSError, RuntimeError):
             saved = None
         mirror.paste_text(text)
+        mirror.get_clipboard()  # a round trip: the phone has handled the paste message before answering
         if saved is not None and saved != text:
+            # The app reads the clipboard when it handles the paste key; give it a moment before restoring.
+            self.sleep(self.restore_delay_s)
             mirror.set_clipboard(saved)
+            mirror.get_clipboard()
