@@ -160,8 +160,15 @@ def test_notification_shade_opens_with_swipe_down_and_opens_the_app():
     ui = UI(w)
     ui.dev.act(Action.scroll(540, 40, 540, 1200))
     assert w.foreground == ("com.android.systemui", "com.android.systemui.NotificationShade")
+    assert len(w.notifications) == 2  # the seeded meeting invitation and ours
     ui.tap("Hello there")
-    assert w.foreground[0] == "com.android.messaging" and not w.notifications
+    assert w.foreground[0] == "com.android.messaging" and [n.text for n in w.notifications] != ["Hello there"]
+    assert all(n.text != "Hello there" for n in w.notifications)
+    ui.dev.act(Action.scroll(540, 40, 540, 1200))
+    invite = w.notifications[0]
+    ui.tap(invite.text)
+    assert w.foreground[1] == "com.android.email.MailActivity" and w.email.mails[0].read is True
+    assert not w.notifications
 
 
 def test_permission_dialog_allow_records_a_sensitive_event_and_deny_does_not():

@@ -392,7 +392,7 @@ def dialog_builder(
             suffix = suffixes[i] if i < len(suffixes) else str(i + 1)
             kids.append(button(text, press(handler), style=style, rid=f"{rid_prefix}{suffix}"))
         dialog = Node(Kind.DIALOG, children=kids, rid="android:id/parentPanel", blocking=True)
-        cancel = (lambda: w.close_overlay(ov)) if ov.cancelable else None
+        cancel = (lambda: w.cancel_overlay(ov)) if ov.cancelable else None
         return Node(Kind.SCRIM, children=[dialog], on_tap=cancel, blocking=True)
 
     return build

@@ -430,6 +430,8 @@ def layout(node: Node, rect: Rect, clip: Rect, ctx: LayoutContext, *, secure: bo
             - (160 if k is Kind.BUBBLE else 0)
             - (200 if k in (Kind.SWITCH, Kind.CHECKBOX) else 0)
         )
+        if k in (Kind.KEY, Kind.BUTTON):  # centred captions need no side padding, only the button margin
+            inner = width - 32
         if k in (Kind.LABEL, Kind.TITLE, Kind.BUBBLE):
             box.lines = wrap(node.text, inner, box.px)
         else:

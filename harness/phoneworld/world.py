@@ -236,6 +236,10 @@ class World:
         for package in sorted(self.apps):
             # Each app draws from its own stream so adding content to one app never shifts another.
             self.apps[package].reset(random.Random(f"{self.seed}:{package}"))
+        mail = self.apps.get("com.android.email")
+        if mail is not None:  # one unread notification at start: the meeting invitation
+            invite = mail.invitation()  # type: ignore[attr-defined]
+            self.notify(mail.package, invite.sender, invite.subject, Route("mail", invite.id))
 
     def refresh(self) -> None:
         """Mark the screen dirty after mutating app state held by reference."""
@@ -436,6 +440,12 @@ class World:
         self.overlays.append(overlay)
         self.version += 1
 
+    def cancel_overlay(self, overlay: Overlay) -> None:
+        """Dismiss a cancelable window (Back, a tap outside) and run its on_cancel."""
+        self.close_overlay(overlay)
+        if overlay.on_cancel is not None:
+            overlay.on_cancel()
+
     def close_overlay(self, overlay: Overlay) -> None:
         if overlay in self.overlays:
             self.overlays.remove(overlay)
@@ -521,9 +531,8 @@ class World:
             buttons=[(self.sys_text("allow"), allow), (self.sys_text("deny"), deny)],
             package=PERMISSION_PKG,
             owner=package,
-            cancelable=False,
             rid_prefix="com.android.permissioncontroller:id/permission",
-        )
+        ).on_cancel = deny  # Back or a tap outside the prompt counts as "Don't allow", as on Android
         return False
 
     def notify(self, package: str, title: str, text: str, route: Route | None = None) -> Notification:
@@ -849,9 +858,7 @@ class World:
         elif self.overlays:
             top = self.overlays[-1]
             if top.cancelable:
-                self.overlays.pop()
-                if top.on_cancel:
-                    top.on_cancel()
+                self.cancel_overlay(top)
         elif s.keyboard_visible and self._focus_valid():
             s.keyboard_visible = False
         elif s.recents_open:

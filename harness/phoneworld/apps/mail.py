@@ -295,6 +295,7 @@ class MailApp(App):
         m = self.mail(mid)
         if m is None:
             return column(self.bar(self.t("title")))
+        m.read = True  # showing a mail marks it read, however it was opened (list or notification)
         subject_re = self.t("re", subject=m.subject)
         subject_fwd = self.t("fwd", subject=m.subject)
         body = [
