@@ -327,6 +327,7 @@ class World:
 
     def push(self, package: str, route: Route) -> None:
         self.stacks.setdefault(package, [self.apps[package].start]).append(route)
+        self.apps[package].on_route(route)
         self._navigated()
 
     def replace_top(self, package: str, route: Route) -> None:
@@ -376,6 +377,7 @@ class World:
         self.overlays = [o for o in self.overlays if not o.owner or o.owner == package]
         if route is not None:
             self.stacks[package].append(route)
+            app.on_route(route)
         self._navigated()
         self.steps += 1
         self.clock.advance(600)

@@ -59,6 +59,9 @@ class App:
         """Handle the Back key on `route` (return True), or let the world pop the back stack."""
         return False
 
+    def on_route(self, route: Route) -> None:
+        """Called when `route` is pushed onto the app's back stack (by the app, a notification, a share)."""
+
     def receive_share(self, payload) -> None:
         """Called before the app opens its "share" screen with `payload` (a world.SharePayload)."""
 

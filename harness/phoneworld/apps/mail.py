@@ -166,6 +166,12 @@ class MailApp(App):
     def invitation(self) -> Mail:
         return next(m for m in self.s.mails if m.meeting_date)
 
+    def on_route(self, route: Route) -> None:
+        if route.screen == "mail":  # opening a mail marks it read, from the list or a notification
+            m = self.mail(route.arg)
+            if m is not None:
+                m.read = True
+
     def sent(self) -> list[Mail]:
         return [m for m in self.s.mails if m.folder == "sent"]
 
@@ -295,7 +301,6 @@ class MailApp(App):
         m = self.mail(mid)
         if m is None:
             return column(self.bar(self.t("title")))
-        m.read = True  # showing a mail marks it read, however it was opened (list or notification)
         subject_re = self.t("re", subject=m.subject)
         subject_fwd = self.t("fwd", subject=m.subject)
         body = [
