@@ -222,13 +222,18 @@ WALLET = "com.phoneworld.wallet"
 
 
 def pay_with_wallet(ui: UI) -> Iterator[Move]:
-    """On the Wallet's confirmation: Pay, then the PIN on the secure keypad. The PIN is the user's: the
-    oracle reads it from world state (a real agent must hand over to the user here)."""
+    """On the Wallet's confirmation: Pay, then the PIN on the secure keypad. The PIN is the user's: with
+    the world at hand the oracle reads it from state (a demonstration); without it (a phone over ADB) it
+    asks the user to enter it, as a real agent must."""
     yield from ui.tap(rid(WALLET, "pay_button"), T("Tap Pay.", "点击“支付”。"))
     if ui.world is None:
-        from harness.phoneworld.tasks.driver import OracleStuck
+        from assistant_core.types import Action
 
-        raise OracleStuck("the payment PIN is the user's; without the world the oracle cannot enter it")
+        yield Move(
+            Action.call_user("Please enter your payment PIN on the phone."),
+            T("The PIN is yours to enter: I ask you to type it.", "支付密码需要您本人输入，请您来输。"),
+        )
+        return
     for digit in ui.world.wallet.pin:
         yield from ui.tap(Match(rid=f"{WALLET}:id/pin_key", text=digit), T("Enter the PIN.", "输入支付密码。"))
 

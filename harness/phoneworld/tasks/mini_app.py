@@ -457,7 +457,9 @@ def registrations(world: Any) -> list[Any]:
     return list(world.chat.hospital.registrations)
 
 
-def register(ui: UI, params: HospitalParams, slot: str) -> Iterator[Move]:
+def register(ui: UI, params: HospitalParams, *, earliest: bool = False) -> Iterator[Move]:
+    """Department, doctor, then a slot read off the doctor's list (in time order; its first date is
+    tomorrow): the earliest one, or the day and time `params` ask for; then the patient and payment."""
     dep_name, doctors = departments()[params.department]
     doc = doctors[params.doctor]
     yield from open_mini(ui, "hospital")
@@ -465,6 +467,14 @@ def register(ui: UI, params: HospitalParams, slot: str) -> Iterator[Move]:
     yield from ui.tap(
         Match(rid="android:id/title", where=lambda e: e.text.startswith(ui.say(doc))), T(f"Choose {doc.en}.", f"选择{doc.zh}。")
     )
+    listed = sorted(e.text for e in ui.find_all(Match(rid=f"{CHAT}:id/slot")))
+    if not listed:
+        raise OracleStuck("no slots listed")
+    if earliest:
+        slot = listed[0]
+    else:
+        day = dt.date.fromisoformat(listed[0].split()[0]) + dt.timedelta(days=params.days_ahead - 1)
+        slot = f"{day.isoformat()} {params.time}"
     yield from ui.scroll_tap(Match(rid=f"{CHAT}:id/slot", text=slot), T(f"Pick {slot}.", f"选择 {slot}。"))
     patient = ui.say(params.patient.name)
     yield from ui.type_into(_c(ui, "patient_name"), patient, T(f"Patient {patient}.", f"就诊人填{patient}。"))
@@ -514,8 +524,7 @@ class ChatHospitalRegisterDoctor(_Mini):
         return _registered(world, params)
 
     def solve(self, ui: UI, params: HospitalParams) -> Iterator[Move]:
-        day = (ui.world.now.date() if ui.world is not None else dt.date(2026, 3, 2)) + dt.timedelta(days=params.days_ahead)
-        yield from register(ui, params, f"{day.isoformat()} {params.time}")
+        yield from register(ui, params)
 
 
 class ChatHospitalRegisterDepartment(_Mini):
@@ -545,8 +554,7 @@ class ChatHospitalRegisterDepartment(_Mini):
         return _registered(world, params, doctor=False)
 
     def solve(self, ui: UI, params: HospitalParams) -> Iterator[Move]:
-        day = (ui.world.now.date() if ui.world is not None else dt.date(2026, 3, 2)) + dt.timedelta(days=params.days_ahead)
-        yield from register(ui, params, f"{day.isoformat()} {params.time}")
+        yield from register(ui, params)
 
 
 class ChatHospitalRegisterChiefPhysician(_Mini):
@@ -572,9 +580,6 @@ class ChatHospitalRegisterChiefPhysician(_Mini):
         shape_slots(world, params)
         rich_wallet(world)
 
-    def _earliest(self, world: Any, params: HospitalParams, doctor: int) -> str:
-        return min(world.chat.hospital.departments[params.department].doctors[doctor].slots)
-
     def is_successful(self, world: Any, params: HospitalParams) -> bool:
         dep = world.chat.hospital.departments[params.department]
         chief = dep.doctors[0]
@@ -585,9 +590,7 @@ class ChatHospitalRegisterChiefPhysician(_Mini):
         )
 
     def solve(self, ui: UI, params: HospitalParams) -> Iterator[Move]:
-        if ui.world is None:
-            raise OracleStuck("the earliest slot is read from the listing; pass the world")
-        yield from register(ui, params, self._earliest(ui.world, params, params.doctor))
+        yield from register(ui, params, earliest=True)
 
 
 TASKS: tuple[Task, ...] = (
