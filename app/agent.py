@@ -6,7 +6,6 @@
 - `match_demo_task`: the scripted demonstration can only do the phone's own tasks, so a request is
   matched to the closest task instruction (both languages); no close match means we say what it can do.
 - `make_policy`: the Policy object for a choice (OraclePolicy, or assistant_core.policy's backends).
-- `episode_factory`: a GeneratorWorker factory running assistant_core.loop.run_episode.
 """
 
 from __future__ import annotations
@@ -51,7 +50,10 @@ class AgentUnavailableError(RuntimeError):
 class AgentChoice:
     kind: AgentKind
     server_address: str = ""
-    model_dir: str = ""
+    model_dir: str = ""  # a local checkpoint folder (else the profile's weights in the cache)
+    profile: str = ""  # an assistant_core.policy profile name ("" = the default)
+    max_pixels: int | None = None  # screenshot budget override (smaller = faster on a CPU)
+    max_new_tokens: int | None = None  # reply length override
 
     def label(self, lang: str) -> str:
         from app.strings import tr
@@ -61,34 +63,32 @@ class AgentChoice:
         return tr(AGENT_LABEL_KEYS[self.kind], lang)
 
 
-def weights_present() -> bool:
-    """Whether the policy's weights are on disk (asked of assistant_core.policy when it can tell)."""
+def weights_present(profile: str | None = None) -> bool:
+    """Whether the policy's weights are on this computer (assistant_core.policy.weights, no network)."""
+    from assistant_core.policy.errors import PolicyUnavailable
+    from assistant_core.policy.weights import locate_weights
+
     try:
-        from assistant_core.policy import models as policy_models  # type: ignore[attr-defined]
-    except ImportError:
+        locate_weights(profile)
+    except PolicyUnavailable:
         return False
-    probe = getattr(policy_models, "weights_present", None)
-    if probe is None:
-        return False
-    try:
-        return bool(probe())
-    except Exception:  # an unreadable cache means "not present"
-        log.exception("could not check for policy weights")
-        return False
+    return True
 
 
-def choose_agent(preferred: AgentKind | None, *, simulated: bool, have_weights: bool, server: str = "") -> AgentChoice:
-    """The agent to run. A server wins when one is set; no weights on a simulated phone = the demo."""
+def choose_agent(preferred: AgentKind | None, *, simulated: bool, have_weights: bool, server: str = "",
+                 profile: str = "", cuda: bool = False) -> AgentChoice:
+    """The agent to run. A server wins when one is set; weights present run the real policy (4-bit on a
+    CUDA GPU, else the CPU); no weights and no server: the scripted demonstration."""
     if preferred is AgentKind.SERVER and server:
-        return AgentChoice(AgentKind.SERVER, server_address=server)
+        return AgentChoice(AgentKind.SERVER, server_address=server, profile=profile)
     if preferred in (AgentKind.LOCAL_4BIT, AgentKind.LOCAL_CPU) and have_weights:
-        return AgentChoice(preferred)
+        return AgentChoice(preferred, profile=profile)
     if preferred is AgentKind.DEMO and simulated:
         return AgentChoice(AgentKind.DEMO)
     if have_weights:
-        return AgentChoice(AgentKind.LOCAL_CPU)
+        return AgentChoice(AgentKind.LOCAL_4BIT if cuda else AgentKind.LOCAL_CPU, profile=profile)
     if server:
-        return AgentChoice(AgentKind.SERVER, server_address=server)
+        return AgentChoice(AgentKind.SERVER, server_address=server, profile=profile)
     return AgentChoice(AgentKind.DEMO)
 
 
@@ -157,7 +157,9 @@ def match_demo_task(request: str, *, seed: int = 0, cutoff: float = 0.7) -> Demo
 
 
 def make_policy(choice: AgentChoice, *, lang: str, world: Any = None, task_id: str = "", seed: int = 0) -> Policy:
-    """The Policy for a choice. The demo needs the simulated world and a matched task."""
+    """The Policy for a choice: the oracle for the demo (it needs the simulated world and a matched
+    task), assistant_core.policy's LocalPolicy (4-bit nf4 on CUDA, fp32 on the CPU) or RemotePolicy.
+    Model loading is lazy: it happens at the first step, on the worker thread."""
     if choice.kind is AgentKind.DEMO:
         from harness.phoneworld.oracle import OraclePolicy
 
@@ -166,10 +168,17 @@ def make_policy(choice: AgentChoice, *, lang: str, world: Any = None, task_id: s
                 Text("The scripted demonstration works only on the simulated phone.", "脚本演示只能在模拟手机上运行。")
             )
         return OraclePolicy(task_id, seed, world, language=lang)
-    try:
-        from assistant_core.policy import make_policy as core_make_policy  # type: ignore[attr-defined]
-    except ImportError:
-        raise AgentUnavailableError(
-            Text("The model runtime is not installed in this build.", "此版本未安装模型运行环境。")
-        ) from None
-    return core_make_policy(choice.kind.value, server=choice.server_address, model_dir=choice.model_dir)
+    profile = choice.profile or None
+    if choice.kind is AgentKind.SERVER:
+        from assistant_core.policy.remote import RemotePolicy
+
+        return RemotePolicy(choice.server_address, profile=profile, lang=lang, max_pixels=choice.max_pixels,
+                            max_new_tokens=choice.max_new_tokens)
+    from assistant_core.policy.local import LocalPolicy
+    from assistant_core.policy.weights import locate_weights
+
+    folder = choice.model_dir or str(locate_weights(profile))
+    limits = {"max_pixels": choice.max_pixels, "max_new_tokens": choice.max_new_tokens}
+    if choice.kind is AgentKind.LOCAL_4BIT:
+        return LocalPolicy(folder, profile=profile, quantization="nf4", lang=lang, **limits)
+    return LocalPolicy(folder, profile=profile, quantization="fp32", device="cpu", lang=lang, **limits)

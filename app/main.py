@@ -108,8 +108,9 @@ def build_window(args: argparse.Namespace, *, services=None):
     stored = load_agent(history) if history is not None else None
     preferred = AgentKind.SERVER if args.server else (stored.kind if stored else None)
     server = args.server or (stored.server_address if stored else "")
+    profile = settings.model if settings is not None else ""
     agent = choose_agent(preferred, simulated=phone is None or phone.is_simulated,
-                         have_weights=weights_present(), server=server)
+                         have_weights=weights_present(profile or None), server=server, profile=profile)
     if services is None:
         speaker, earcons = (None, None) if (args.no_speech or args.self_check) else _speaker_and_earcons()
         services = AppServices(

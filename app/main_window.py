@@ -17,7 +17,7 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from PySide6.QtCore import QEvent, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeyEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
@@ -112,13 +112,21 @@ class _KeyFilter(QObject):
         self.window = window
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:
-        if event.type() != QEvent.Type.KeyPress:
+        kind = event.type()
+        if kind not in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride):
             return False
         assert isinstance(event, QKeyEvent)
         w = self.window
+        forwarding = (w.send_keys_box.isChecked() and event.key() != Qt.Key.Key_F9
+                      and isinstance(obj, QWidget) and obj.window() is w)
+        if kind == QEvent.Type.ShortcutOverride:
+            if forwarding:
+                event.accept()  # the phone gets the key: none of our shortcuts may fire
+                return True
+            return False
         if event.key() != Qt.Key.Key_F3 and not event.isAutoRepeat():
             w.announcer.stop()
-        if w.send_keys_box.isChecked() and event.key() != Qt.Key.Key_F9 and QApplication.activeWindow() is w:
+        if forwarding:
             w.forward_key(event)
             return True
         return False
@@ -164,6 +172,9 @@ class MainWindow(QMainWindow):
         self._saw_finished = False
 
         self._build()
+        # A real phone changes on its own (notifications, the user's hand): refresh its picture while idle.
+        self._live_timer = QTimer(self)
+        self._live_timer.timeout.connect(self._live_tick)
         self.announcer = Announcer(self.live_region, speaker=self.services.speaker, earcons=self.services.earcons)
         self._install_shortcuts()
         self._key_filter = _KeyFilter(self)
@@ -390,6 +401,16 @@ class MainWindow(QMainWindow):
         self.phone = phone
         self._forwarder = KeyForwarder(phone.device, lambda: phone.world) if phone else None
         self._update_status()
+        self._live_timer.stop()
+        if phone is not None and not phone.is_simulated:
+            self._live_timer.setInterval(2000)
+            self._live_timer.start()
+            if self.services.extra.get("mirror", True):
+                from app.phone import start_mirror
+
+                BackgroundOp(lambda: start_mirror(phone), on_done=lambda _m: self._live_timer.setInterval(200),
+                             on_failed=lambda e: log.warning("mirroring unavailable, using screenshots: %s", e),
+                             parent=self).start()
         if phone is not None:
             self.refresh_mirror()
             if phone.is_simulated and self.agent.kind is AgentKind.DEMO:
@@ -419,6 +440,10 @@ class MainWindow(QMainWindow):
 
         self._frame_op = BackgroundOp(fetch, on_done=self._on_frame, on_failed=self._on_frame_failed, parent=self)
         self._frame_op.start()
+
+    def _live_tick(self) -> None:
+        if self._frame_op is None:
+            self.refresh_mirror()
 
     def show_frame(self, image) -> None:
         """Show a frame the loop already captured (scaled off the GUI thread)."""
@@ -758,6 +783,7 @@ class MainWindow(QMainWindow):
 
     def shutdown(self, wait_ms: int = 3000) -> None:
         """Stop the run and background work; called on close and by tests."""
+        self._live_timer.stop()
         self.announcer.stop()
         if self._run is not None:
             self._run.stop()

@@ -6,19 +6,20 @@ frame fetches and the user's own taps on the mirror never interleave inside one 
 
 - `open_simulated(lang, ...)`: PhoneWorld-lite in-process (harness.phoneworld.World + SimDevice), labelled
   "Simulated phone (PhoneWorld-lite)". When a demo task is given, its start state is set up.
-- `find_real_phone()`: a USB or Wi-Fi phone through harness.adb.AdbDevice; None when there is none or
-  the ADB harness is not installed in this build (the reason is in the returned PhoneProbe).
+- `find_real_phone()`: a USB or Wi-Fi phone through harness.adb (a PhoneProbe with the connection, or
+  the speakable reason there is none); `start_mirror()` adds the scrcpy mirror (harness.mirror).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 from assistant_core.i18n import Text
-from assistant_core.types import Action, Device, Observation
+from assistant_core.types import Action, Device, DeviceError, Observation
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +73,13 @@ class PhoneConnection:
     extra: dict[str, Any] = field(default_factory=dict)
 
     def frame(self):
-        """The latest full-resolution frame (PIL image) and the device size, or (None, None)."""
+        """The latest full-resolution frame (PIL image) and the device size, or (None, None). A mirrored
+        real phone answers from the mirror's freshest frame (no round trip)."""
+        mirror = self.extra.get("mirror")
+        latest = mirror.latest() if mirror is not None else None
+        if latest is not None:
+            image = latest.image
+            return image, (image.width, image.height)
         with self.device.lock:
             if self.world is not None:
                 image = self.world.screenshot()
@@ -103,6 +110,9 @@ class PhoneConnection:
             log.exception("closing the previous simulated phone failed")
 
     def close(self) -> None:
+        mirror = self.extra.pop("mirror", None)
+        if mirror is not None:
+            mirror.stop()
         try:
             self.device.close()
         except Exception:  # closing a vanished phone must not crash the window
@@ -125,27 +135,42 @@ def open_simulated(lang: str = "en", *, seed: int = 0, task_id: str = "") -> Pho
 
 @dataclass(frozen=True)
 class PhoneProbe:
-    """The outcome of looking for a real phone: a connection, or the reason there is none."""
+    """The outcome of looking for a real phone: a connection, or the reason there is none (spoken)."""
 
     connection: PhoneConnection | None
-    reason: str = ""
+    reason: Text = Text("", "")
 
 
-def find_real_phone() -> PhoneProbe:
-    """A real phone over ADB, or the reason there is none (the ADB harness decides how to look)."""
+def adb_port() -> int:
+    """The adb server port: ANDROID_ADB_SERVER_PORT when set, else adb's default 5037."""
+    raw = os.environ.get("ANDROID_ADB_SERVER_PORT", "")
+    return int(raw) if raw.isdigit() else 5037
+
+
+def find_real_phone(*, host: str = "127.0.0.1", port: int | None = None, serial: str | None = None,
+                    wait_s: float = 0.5) -> PhoneProbe:
+    """A USB or Wi-Fi phone through the adb server (harness.adb.open_device over a GuardedAdbClient that
+    never starts a server of its own), or the bilingual reason there is none."""
+    from harness.adb import open_device
+    from harness.adbserver import GuardedAdbClient
+
+    client = GuardedAdbClient(host=host, port=port or adb_port(), socket_timeout=5.0)
     try:
-        from harness.adb import AdbDevice  # the ADB harness (another part of the project)
-    except ImportError as exc:
-        return PhoneProbe(None, f"ADB support is not in this build ({exc.name})")
-    finder = getattr(AdbDevice, "first_connected", None) or getattr(AdbDevice, "connect_first", None)
-    if finder is None:
-        return PhoneProbe(None, "harness.adb.AdbDevice offers no way to find a phone yet")
-    try:
-        device = finder()
-    except Exception as exc:  # any failure to find a phone means "no phone", with the reason kept
-        return PhoneProbe(None, str(exc))
-    if device is None:
-        return PhoneProbe(None, "no phone attached")
-    name = getattr(device, "serial", "phone")
-    label = Text(f"Phone {name}", f"手机 {name}")
-    return PhoneProbe(PhoneConnection(device=LockedDevice(device), label=label, is_simulated=False))
+        device = open_device(client, serial, wait_s=wait_s)
+    except DeviceError as exc:
+        return PhoneProbe(None, exc.message)
+    label = Text(f"Phone {device.serial}", f"手机 {device.serial}")
+    return PhoneProbe(PhoneConnection(device=LockedDevice(device), label=label, is_simulated=False,
+                                      extra={"client": client, "serial": device.serial}))
+
+
+def start_mirror(connection: PhoneConnection, timeout_s: float = 15.0):
+    """Start scrcpy mirroring (harness.mirror.Mirror) for a real phone and let the AdbDevice take its
+    screenshots from it. Blocking (waits for the first frame): call it off the GUI thread."""
+    from harness.mirror import Mirror
+
+    client, serial = connection.extra["client"], connection.extra["serial"]
+    mirror = Mirror(client.device(serial)).start(timeout=timeout_s)
+    connection.extra["mirror"] = mirror
+    connection.device.inner.mirror = mirror
+    return mirror

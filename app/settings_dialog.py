@@ -266,7 +266,8 @@ class CaregiverSettingsDialog(QDialog):
             speech_rate=self.rate.value() / 100.0,
             model=self.model_name.currentData() or self.initial.model,
         )
-        return settings, AgentChoice(kind, server_address=server if kind is AgentKind.SERVER else "")
+        return settings, AgentChoice(kind, server_address=server if kind is AgentKind.SERVER else "",
+                                     profile=settings.model)
 
     def _on_ok(self) -> None:
         try:

@@ -33,14 +33,16 @@ def load_agent(history) -> AgentChoice | None:
         return None
     try:
         data = json.loads(raw)
-        return AgentChoice(AgentKind(data["kind"]), server_address=str(data.get("server", "")))
+        return AgentChoice(AgentKind(data["kind"]), server_address=str(data.get("server", "")),
+                           profile=str(data.get("profile", "")))
     except (ValueError, KeyError, TypeError):
         log.warning("stored agent choice is damaged; ignoring it")
         return None
 
 
 def save_agent(history, choice: AgentChoice) -> None:
-    history.put_setting(AGENT_KEY, json.dumps({"kind": choice.kind.value, "server": choice.server_address}))
+    history.put_setting(AGENT_KEY, json.dumps({"kind": choice.kind.value, "server": choice.server_address,
+                                               "profile": choice.profile}))
 
 
 def ask_pin(window: MainWindow, guard: PinGuard) -> bool:

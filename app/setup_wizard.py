@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QVBoxLayout, QW
 
 from app.strings import tr
 from app.workers import BackgroundOp
+from assistant_core.i18n import Text
 
 log = logging.getLogger(__name__)
 
@@ -31,33 +32,60 @@ class NotAvailableError(RuntimeError):
     """This build lacks the part a setup step needs."""
 
 
+class SetupStepError(RuntimeError):
+    """A setup step failed for a reason the caregiver can act on; `text` says it in both languages."""
+
+    def __init__(self, text: Text):
+        self.text = text
+        super().__init__(text.en)
+
+
 @dataclass(frozen=True)
 class SetupActions:
     check_phone: Callable[[], str]
-    install_ime: Callable[[], str]
+    install_ime: Callable[[str], str]  # the APK path the caregiver chose ("" = none yet)
     download: Callable[[Progress], str]
 
 
 def _check_phone() -> str:
     from app.phone import find_real_phone
 
-    probe = find_real_phone()
+    probe = find_real_phone(wait_s=2.0)
     if probe.connection is None:
-        raise RuntimeError(probe.reason)
+        raise SetupStepError(probe.reason)
     name = probe.connection.label.en
     probe.connection.close()
     return name
 
 
-def _install_ime() -> str:
+IME_NEEDS_APK = Text(
+    "The text-entry helper (ADBKeyboard) is not on the phone yet. Choose its APK file, then press Install again. "
+    "Without it PhoneBuddy can still type through the mirror's clipboard.",
+    "手机上还没有文字输入助手（ADBKeyboard）。请选择它的 APK 文件，然后再按“安装”。"
+    "没有它时，手机助手仍可通过镜像的剪贴板输入文字。",
+)
+
+
+def _install_ime(apk: str = "") -> str:
+    """Install ADBKeyboard from an APK the caregiver chose (adbutils' install over our adb server), and
+    check that the phone now has it. Already installed: nothing to do."""
+    from app.phone import find_real_phone
+
+    probe = find_real_phone(wait_s=2.0)
+    if probe.connection is None:
+        raise SetupStepError(probe.reason)
+    conn = probe.connection
     try:
-        from harness import adb  # the ADB harness installs its own text-entry helper
-    except ImportError:
-        raise NotAvailableError("ADB support") from None
-    installer = getattr(adb, "install_text_entry_helper", None)
-    if installer is None:
-        raise NotAvailableError("text-entry helper installer")
-    return str(installer())
+        if conn.device.inner.text_entry.has_adb_keyboard():
+            return "ADBKeyboard"
+        if not apk:
+            raise SetupStepError(IME_NEEDS_APK)
+        conn.extra["client"].device(conn.extra["serial"]).install(apk)
+        if not conn.device.inner.text_entry.has_adb_keyboard():
+            raise SetupStepError(IME_NEEDS_APK)
+        return "ADBKeyboard"
+    finally:
+        conn.close()
 
 
 def _download(progress: Progress) -> str:
@@ -160,6 +188,14 @@ class StepPage(QWizardPage):
             self.action.setEnabled(True)
         self.op = None
 
+    def _choose_apk(self) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        wizard = self.wizard()
+        path, _filter = QFileDialog.getOpenFileName(self, tr("wiz_ime_title", self.lang), "", "APK (*.apk)")
+        if path and wizard is not None:
+            wizard.apk_path = path
+
     def _on_done(self, result: str) -> None:
         if self.title_key == "wiz_connect_title":
             self._show(tr("wiz_found", self.lang, phone=result))
@@ -167,7 +203,13 @@ class StepPage(QWizardPage):
             self._show(tr("wiz_done", self.lang))
 
     def _on_failed(self, exc: BaseException) -> None:
-        if isinstance(exc, NotAvailableError):
+        if isinstance(exc, SetupStepError) and exc.text is IME_NEEDS_APK:
+            self._show(exc.text.get(self.lang))
+            self._choose_apk()
+        elif isinstance(exc, SetupStepError):
+            key = "wiz_not_found" if self.title_key == "wiz_connect_title" else "wiz_failed"
+            self._show(tr(key, self.lang, detail=exc.text.get(self.lang)))
+        elif isinstance(exc, NotAvailableError):
             self._show(tr("wiz_not_available", self.lang, what=str(exc)))
         elif self.title_key == "wiz_connect_title":
             self._show(tr("wiz_not_found", self.lang, detail=str(exc)))
@@ -180,6 +222,7 @@ class SetupWizard(QWizard):
         super().__init__(parent)
         self.setObjectName("setupWizard")
         self.lang = lang
+        self.apk_path = ""
         acts = actions or default_actions()
         self.setWindowTitle(tr("wiz_title", lang))
         self.setAccessibleName(tr("wiz_title", lang))
@@ -189,7 +232,7 @@ class SetupWizard(QWizard):
             StepPage("wiz_connect_title", "wiz_connect_steps", lang=lang, announce=announce, action_key="wiz_check",
                      work=lambda _p: acts.check_phone()),
             StepPage("wiz_ime_title", "wiz_ime_steps", lang=lang, announce=announce, action_key="wiz_install",
-                     work=lambda _p: acts.install_ime()),
+                     work=lambda _p: acts.install_ime(self.apk_path)),
             StepPage("wiz_models_title", "wiz_models_steps", lang=lang, announce=announce, action_key="wiz_download",
                      work=acts.download, with_progress=True),
         ]
