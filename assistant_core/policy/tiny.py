@@ -76,12 +76,22 @@ def _corpus() -> list[str]:
     return [line for line in lines if line.strip()]
 
 
-def _bpe_tokenizer():
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+def _bpe_tokenizer(arch: str = "qwen3_vl"):
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
     from transformers import AddedToken, PreTrainedTokenizerFast
 
     bpe = Tokenizer(models.BPE())
-    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    if arch == "qwen3_5":
+        # transformers loads qwen3_5 folders with Qwen3_5Tokenizer, which rebuilds this exact pipeline:
+        # train with it so the saved tokenizer and the reloaded one split text the same way.
+        from transformers.models.qwen3_5.tokenization_qwen3_5 import PRETOKENIZE_REGEX
+
+        bpe.normalizer = normalizers.NFC()
+        bpe.pre_tokenizer = pre_tokenizers.Sequence([
+            pre_tokenizers.Split(Regex(PRETOKENIZE_REGEX), behavior="isolated", invert=False),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    else:
+        bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     bpe.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(vocab_size=1024, special_tokens=SPECIAL_TOKENS, show_progress=False,
                                   initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
@@ -153,7 +163,7 @@ def build_tiny_model(out_dir: str | Path, arch: str = "qwen3_5", tokenizer: str 
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    tok = _bpe_tokenizer() if tokenizer == "bpe" else _qwen_tokenizer()
+    tok = _bpe_tokenizer(arch) if tokenizer == "bpe" else _qwen_tokenizer()
     template = chat_template(arch)
     tok.chat_template = template
     ids = _ids(tok)
