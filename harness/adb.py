@@ -309,7 +309,7 @@ class AdbDevice:
     ):
         self.client = client
         self.serial = serial
-        self.mirror = mirror
+        self._mirror = mirror
         self.clock = clock or SystemClock()
         self.ui_tree = ui_tree
         self.capture_timeout_s = capture_timeout_s
@@ -327,6 +327,16 @@ class AdbDevice:
         self._last_state: ScreenState | None = None
         self.capture_retries = 0
         self.timings: dict[str, float] = {}
+
+    @property
+    def mirror(self) -> Any:
+        """The attached harness.mirror.Mirror (or None). Setting it also gives typing its clipboard path."""
+        return self._mirror
+
+    @mirror.setter
+    def mirror(self, value: Any) -> None:
+        self._mirror = value
+        self.text_entry.mirror = value
 
     # --- transport ------------------------------------------------------------------------------------
     def _open(self, service: str, timeout: float) -> Any:

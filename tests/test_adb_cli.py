@@ -77,3 +77,47 @@ def test_push_then_read_back(adb_server, sim_phone, tmp_path):
     assert back.read_bytes() == payload
     r = adb(adb_server, sim_phone, "pull", "/sdcard/nothing-here", str(tmp_path / "x"))
     assert r.returncode != 0
+
+
+def test_world_serve_and_the_devices_commands(adb_server, capsys):
+    import json
+    import threading
+
+    from harness import cli as devices_cli
+    from harness.adbserver import free_port
+    from harness.phoneworld import serve
+
+    port = free_port()
+    ready, stop = threading.Event(), threading.Event()
+    argv = ["--port", str(port), "--task", "SettingsTurnOnAirplaneMode", "--seed", "1", "--lang", "zh"]
+    thread = threading.Thread(target=serve.main, args=(argv,), kwargs={"ready": ready, "stop": stop}, daemon=True)
+    thread.start()
+    assert ready.wait(10)
+    address = f"127.0.0.1:{port}"
+    base = ["--adb-port", str(adb_server.port)]
+    try:
+        assert devices_cli.main([*base, "connect", address]) == 0
+        assert f"connected to {address}" in capsys.readouterr().out
+        assert adb_server.wait_state(address) == "device"
+        assert devices_cli.main([*base, "list"]) == 0
+        assert any(ln.split("\t")[:3] == [address, "device", "tcp"] for ln in capsys.readouterr().out.splitlines())
+        assert devices_cli.main([*base, "--json", "info", "--serial", address]) == 0
+        info = json.loads(capsys.readouterr().out)
+        assert info["model"] == "PhoneWorld_Lite" and info["screen"] == "1080x2400"
+        assert info["apps"]["com.android.settings"] == "设置"  # the task's phone speaks Chinese
+    finally:
+        stop.set()
+        thread.join(5)
+        adb_server.client().disconnect(address)
+    assert not thread.is_alive()
+
+
+def test_devices_commands_explain_a_missing_server(capsys):
+    from harness import cli as devices_cli
+    from harness.adbserver import free_port
+
+    assert devices_cli.main(["--adb-port", str(free_port()), "list"]) == 1
+    assert "adb server" in capsys.readouterr().err
+    assert devices_cli.main(["--adb-port", str(free_port()), "--lang", "zh", "list"]) == 1
+    assert "adb 服务" in capsys.readouterr().err
+    assert devices_cli.main(["bogus"]) == 2
