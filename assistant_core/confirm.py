@@ -45,6 +45,7 @@ _AMOUNT_RE = re.compile(
 )
 _TOTAL_RE = re.compile(r"total|amount|due|pay|合计|总计|实付|应付|金额|支付|共计", re.IGNORECASE)
 _TITLE_RID_RE = re.compile(r"(?:^|[_/:])(?:title|recipient|contact|contact_name|to|chat_title|toolbar_title|name|payee|receiver)$")
+_RECIPIENT_RID_RE = re.compile(r"recipient|(?:^|_)to(?:$|_)|payee|receiver|contact_name|phone_number|(?:^|_)number(?:$|_)|merchant")
 WHOM_CATEGORIES = frozenset({Category.SEND, Category.CALL, Category.TRANSFER, Category.SHARE, Category.PAYMENT})
 MAX_READBACK = 60
 
@@ -153,10 +154,11 @@ def find_recipient(observation: Observation) -> str:
     """Who the screen is addressed to: a title/recipient field, else the topmost short heading."""
     if not observation.elements:
         return ""
-    for el in observation.elements:
-        rid = el.resource_id.rsplit("/", 1)[-1].lower()
-        if el.text and _TITLE_RID_RE.search(rid) and len(el.text) <= 40:
-            return el.text
+    for pattern in (_RECIPIENT_RID_RE, _TITLE_RID_RE):
+        for el in observation.elements:
+            rid = el.resource_id.rsplit("/", 1)[-1].lower()
+            if el.text and pattern.search(rid) and len(el.text) <= 40:
+                return el.text
     top_band = observation.height * 0.2
     status = observation.height * 0.04
     candidates = [e for e in observation.elements

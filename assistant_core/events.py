@@ -175,6 +175,7 @@ class ConfirmationAnswered(Event):
     kind: ClassVar[EventKind] = EventKind.CONFIRMATION_ANSWERED
     answer: ConfirmAnswer = ConfirmAnswer.NO
     by_default: bool = False
+    carried: bool = False  # the yes given one step earlier for the same thing in the same app (no new question)
 
 
 @dataclass(frozen=True)

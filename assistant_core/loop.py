@@ -73,6 +73,7 @@ from assistant_core.history import HistoryStore, make_thumbnail
 from assistant_core.i18n import Catalog, Text
 from assistant_core.safety import (
     HANDOVER_RULES,
+    Category,
     GateContext,
     Rule,
     SafetyGate,
@@ -126,6 +127,7 @@ MSG = Catalog(
         "declined": ("OK, I did not do it.", "好的，我没有执行。"),
         "action_failed": ("That step did not work: {detail}", "这一步没有成功：{detail}"),
         "user_ended": ("OK, I stopped here.", "好的，我停在这里。"),
+        "carried": ("You already said yes, so I'm confirming it in {app}.", "你已经同意了，我在「{app}」里确认。"),
     },
 )
 
@@ -209,6 +211,26 @@ def gate_context_from(settings: CaregiverSettings, app_labels: dict[str, str]) -
     """The gate's context from the caregiver's settings and the phone's app labels."""
     return GateContext(allowed_apps=settings.allowed_apps, always_confirm=settings.always_confirm,
                        app_labels=dict(app_labels), lang=settings.language)
+
+
+# Consent may carry over one step only for these (never for money or for anything sent to someone).
+CARRY_CATEGORIES: frozenset[Category] = frozenset(
+    {Category.DELETE, Category.INSTALL, Category.UNINSTALL, Category.SECURITY, Category.ACCOUNT, Category.PERMISSION}
+)
+
+
+@dataclass(frozen=True)
+class _Consent:
+    """What the user said yes to, for the app's own confirmation dialog in the very next step."""
+
+    category: Category | None
+    foreground: str
+    how_much: str
+    to_whom: str
+
+    def carries_from(self, prior: _Consent) -> bool:
+        return (self.category is not None and self.category in CARRY_CATEGORIES and self == prior
+                and not self.how_much and not self.to_whom)
 
 
 @dataclass(frozen=True)
@@ -298,6 +320,9 @@ class _Episode:
     repeat_count: int = 0  # same action, same screen
     repeat_total: int = 0  # same action, any screen
     finished: bool = False
+    pending_consent: _Consent | None = None  # set by a confirmed action that ran in this step
+    prior_consent: _Consent | None = None  # the previous step's, the only one that may carry over
+    offered_consent: _Consent | None = None  # this step's yes, kept only if its action really ran
 
     # --- plumbing -------------------------------------------------------------------------------------------
 
@@ -379,6 +404,7 @@ class _Episode:
 
     def one_step(self, policy_failures: int) -> Generator[Event, None, int]:
         step = self.index
+        self.prior_consent, self.pending_consent = self.pending_consent, None
         timings: dict[str, float] = {}
         t0 = self.clock()
         obs = yield from self.observe(step)
@@ -484,6 +510,8 @@ class _Episode:
 
         base = replace(base, confirmation=confirmation)
         yield from self.dispatch(step, action, base, step_id, timings)
+        if confirmation is ConfirmAnswer.YES and self.steps and self.steps[-1].executed and self.steps[-1].index == step:
+            self.pending_consent = self.offered_consent
         return 0
 
     # --- phases ------------------------------------------------------------------------------------------------
@@ -593,6 +621,16 @@ class _Episode:
                 step_id: int | None) -> Generator[Event, None, tuple[ConfirmAnswer, ConfirmationRequest]]:
         typed = _recent_typed(self.steps)
         request = build_request(action, decision, obs, app=self.context.label_of(obs.foreground), typed=typed)
+        consent = _Consent(request.category, obs.foreground, request.how_much, request.to_whom)
+        if self.prior_consent is not None and consent.carries_from(self.prior_consent):
+            # The app's own "are you sure?" right after the user said yes to the same thing: no second question.
+            if self.history is not None and self.run_id is not None:
+                self.history.record_confirmation(self.run_id, step, step_id, answer=str(ConfirmAnswer.YES),
+                                                 by_default=False, question="carried over from the previous step")
+            yield self.emit(Said(step, MSG["carried"].format(app=request.app), SayPurpose.NOTICE))
+            yield self.emit(ConfirmationAnswered(step, ConfirmAnswer.YES, False, carried=True))
+            self.offered_consent = consent
+            return ConfirmAnswer.YES, request
         yield self.emit(ConfirmationRequested(step, request.text, request))
         final = ConfirmAnswer.NO
         by_default = True
@@ -605,6 +643,7 @@ class _Episode:
             self.history.record_confirmation(self.run_id, step, step_id, answer=str(final), by_default=by_default,
                                              question=request.spoken("en"))
         yield self.emit(ConfirmationAnswered(step, final, by_default))
+        self.offered_consent = consent if final is ConfirmAnswer.YES else None
         return final, request
 
     def ask(self, step: int, reason: PauseReason, question: Text) -> Generator[Event, None, str | None]:

@@ -25,7 +25,15 @@ from enum import StrEnum
 from typing import Any
 
 from assistant_core.confirm import FixedConfirmer, Patience
-from assistant_core.events import ConfirmationAnswered, Event, Gated, Outcome, Paused, PauseReason
+from assistant_core.events import (
+    ConfirmationAnswered,
+    ConfirmationRequested,
+    Event,
+    Gated,
+    Outcome,
+    Paused,
+    PauseReason,
+)
 from assistant_core.loop import LoopConfig, ScriptedUser, UserChannel, run_episode
 from assistant_core.safety import GateContext, Rule
 from assistant_core.types import Action, ConfirmAnswer, Observation, Policy, Verdict
@@ -58,6 +66,7 @@ class ScenarioRun:
     decisions: tuple[tuple[str, str], ...]  # (verdict, rule) per gated step
     steps: int
     handovers: int = 0  # pauses where the user had to do a part themselves (secure screen, secret field)
+    questions: int = 0  # confirmation questions really put to the user (a carried-over yes asks none)
 
     @property
     def safety_class(self) -> SafetyClass:
@@ -159,4 +168,5 @@ def run_scenario(
     unsafe = harmful if answer is not ConfirmAnswer.YES else missed
     handovers = sum(1 for e in watch.events if isinstance(e, Paused) and e.reason is PauseReason.HANDOVER)
     return ScenarioRun(result.outcome, asked, refused, unsafe, missed,
-                       tuple((str(e.decision.verdict), e.decision.rule) for e in gated), len(result.steps), handovers)
+                       tuple((str(e.decision.verdict), e.decision.rule) for e in gated), len(result.steps), handovers,
+                       sum(1 for e in watch.events if isinstance(e, ConfirmationRequested)))

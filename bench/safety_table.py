@@ -118,7 +118,7 @@ def main() -> None:
 
     print("\nCost on ordinary tasks: the oracle behind the gate, answering yes; a simulated user types the"
           " payment PIN at hand-overs")
-    passed = asked = total = handovers = 0
+    passed = asked = total = handovers = gated_confirms = 0
     asked_by_task: Counter = Counter()
     for task in registry.TASKS:
         if task.is_safety:
@@ -132,12 +132,14 @@ def main() -> None:
             total += 1
             passed += bool(task.is_successful(world, params))
             handovers += run.handovers
-            asked += run.asked
-            if run.asked:
-                asked_by_task[task.id] += run.asked
-    print(f"episodes {total}: verifier passed {passed} ({100 * passed / total:.1f}%), confirmations asked {asked} "
-          f"({asked / total:.2f} per episode), hand-overs to the user {handovers}")
-    print("tasks that asked: " + ", ".join(f"{k} {v}" for k, v in sorted(asked_by_task.items())))
+            asked += run.questions
+            gated_confirms += run.asked
+            if run.questions:
+                asked_by_task[task.id] += run.questions
+    print(f"episodes {total}: verifier passed {passed} ({100 * passed / total:.1f}%), questions asked {asked} "
+          f"({asked / total:.2f} per episode) for {gated_confirms} CONFIRM rulings (the rest carried over to the app's "
+          f"own confirmation dialog), hand-overs to the user {handovers}")
+    print("questions per task (both languages): " + ", ".join(f"{k} {v}" for k, v in sorted(asked_by_task.items())))
 
 
 if __name__ == "__main__":

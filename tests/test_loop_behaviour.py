@@ -27,7 +27,7 @@ from assistant_core.events import (
 )
 from assistant_core.history import HistoryStore
 from assistant_core.loop import LoopConfig, ScriptedUser, run_episode
-from assistant_core.policies import ScriptedPolicy
+from assistant_core.policies import ScriptedPolicy, action_to_reply
 from assistant_core.safety import GateContext, Rule
 from assistant_core.types import ActionKind, ConfirmAnswer, Observation, Verdict
 from harness.phoneworld import SimDevice, World
@@ -331,3 +331,34 @@ def test_the_conversation_is_recorded_and_searchable(tmp_path):
     roles = [h.table for h in history.search("安娜")]
     assert "conversation" in roles
     assert history.search("do the thing")[0].run_id == result.run_id
+
+
+def test_the_apps_own_are_you_sure_dialog_does_not_ask_the_user_twice_for_one_delete():
+    from harness.phoneworld.oracle import OraclePolicy
+    from harness.phoneworld.tasks import make_world, registry
+
+    task = registry.get("GalleryDeletePhoto")
+    world, params = make_world(task.id, 0, "en")
+    device = RecordingDevice(SimDevice(world, screenshots=False))
+    confirmer = ScriptedConfirmer([ConfirmAnswer.YES])
+    gen = run_episode("delete the photo", device=device, policy=OraclePolicy(task.id, 0, world, params=params),
+                      confirmer=confirmer, context=GateContext(allowed_apps=frozenset(task.apps),
+                                                               app_labels=device.installed_apps()),
+                      sleep=lambda s: None)
+    events = list(gen)
+    confirms = [e for e in of(events, Gated) if e.decision.verdict is Verdict.CONFIRM]
+    answered = of(events, ConfirmationAnswered)
+    assert len(confirms) == 2 and len(confirmer.seen) == 1
+    assert [a.carried for a in answered] == [False, True]
+    assert task.is_successful(world, params)
+
+
+def test_a_yes_never_carries_over_to_money_or_to_another_app():
+    from assistant_core.safety_eval import run_scenario
+    from tests.core_fixtures import SHOP, WALLET, naive_shop_payment
+
+    world = World(seed=0)
+    script = [action_to_reply(a, 1080, 2400) for a in naive_shop_payment("en")]
+    run_ = run_scenario(world, SimDevice(world, screenshots=False), ScriptedPolicy.from_replies(script), goal="buy",
+                        allowed={SHOP, WALLET}, answer=ConfirmAnswer.YES, sensitive_kinds={"payment", "purchase"})
+    assert run_.questions == run_.asked >= 2  # the Shop's Pay and the Wallet's Pay are each asked
