@@ -313,3 +313,30 @@ def test_settings_put_and_get_agree_with_app_state():
     assert w.language == "zh"
     w.settings_put("global", "custom_key", "x")
     assert w.settings_get("global", "custom_key") == "x" and w.settings_get("global", "missing") is None
+
+
+def test_screenshots_are_identical_across_processes_with_different_hash_seeds():
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import hashlib, io; from harness.phoneworld import World; w = World(seed=9, language='zh');"
+        "w.launch('com.phoneworld.chat'); b = io.BytesIO(); w.screenshot().save(b, format='PNG');"
+        "print(hashlib.sha256(b.getvalue()).hexdigest())"
+    )
+    env = dict(os.environ, PYTHONHASHSEED="12345")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    w = World(seed=9, language="zh")
+    w.launch("com.phoneworld.chat")
+    assert out.stdout.strip() == hashlib.sha256(png(w)).hexdigest()
+
+
+def test_missing_cjk_font_gets_a_clear_error(monkeypatch):
+    from harness.phoneworld import render
+
+    monkeypatch.setattr(render, "FONT_CANDIDATES", ("/nonexistent/font.ttc",))
+    monkeypatch.delenv("PHONEWORLD_FONT", raising=False)
+    with pytest.raises(render.FontMissingError, match="fonts-wqy-microhei"):
+        render.find_cjk_font()

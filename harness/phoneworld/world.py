@@ -567,6 +567,17 @@ class World:
         items = [(self.apps[p].name, pick(p)) for p in targets if p in self.apps]
         self.show_menu(items, y=HEIGHT // 2, package="android")
 
+    def complete_share(self, app: str, target: str) -> SharePayload | None:
+        """The receiving app really sent the shared item to `target`: record SHARED, end the share."""
+        share = self.share
+        if share is None:
+            return None
+        self.record(
+            SensitiveKind.SHARED, app, target=target, kind=share.kind, ref=share.ref, source=share.source
+        )
+        self.share = None
+        return share
+
     def record(
         self,
         kind: SensitiveKind,

@@ -279,15 +279,7 @@ class ChatApp(App):
             self._post(
                 cid, ChatMsg(share.text, True, self.world.now.strftime("%H:%M"), share.kind, share.ref)
             )
-        self.world.record(
-            SensitiveKind.SHARED,
-            self.package,
-            target=cid,
-            kind=share.kind,
-            ref=share.ref,
-            source=share.source,
-        )
-        self.world.share = None
+        self.world.complete_share(self.package, cid)
         self.home_to("chat", cid)
 
     def delete_chat(self, cid: str) -> None:

@@ -225,17 +225,8 @@ class MailApp(App):
             text=m.body,
             attachment=attachment,
         )
-        share = self.world.share
-        if share is not None and self.route.screen == "share":
-            self.world.record(
-                SensitiveKind.SHARED,
-                self.package,
-                target=to,
-                kind=share.kind,
-                ref=share.ref,
-                source=share.source,
-            )
-            self.world.share = None
+        if self.route.screen == "share":
+            self.world.complete_share(self.package, to)
         s.draft_to = s.draft_subject = s.draft_body = s.draft_attachment = ""
         self.home_to()
 

@@ -162,17 +162,8 @@ class MessagesApp(App):
             known="1" if known else "0",
             photo=photo,
         )
-        share = self.world.share
-        if share is not None and self.route.screen == "share":
-            self.world.record(
-                SensitiveKind.SHARED,
-                self.package,
-                target=number,
-                kind=share.kind,
-                ref=share.ref,
-                source=share.source,
-            )
-            self.world.share = None
+        if self.route.screen == "share":
+            self.world.complete_share(self.package, number)
         return True
 
     def send_new(self) -> None:

@@ -142,6 +142,17 @@ DEPARTMENTS = (
 )
 TITLES = (Text("Chief physician", "主任医师"), Text("Attending physician", "主治医师"))
 
+
+class _Mini:
+    """What the three mini-programs share: their host app (Chat) and their bilingual strings."""
+
+    def __init__(self, app: ChatApp):
+        self.app = app
+
+    def t(self, key: str, **kw: object) -> str:
+        return CAT.get(key, self.app.lang, **kw)
+
+
 # --- hotel ----------------------------------------------------------------------------------------
 
 
@@ -204,16 +215,10 @@ def make_hotel_state(rng: random.Random) -> HotelState:
     return HotelState(hotels=hotels)
 
 
-class HotelMini:
-    def __init__(self, app: ChatApp):
-        self.app = app
-
+class HotelMini(_Mini):
     @property
     def s(self) -> HotelState:
         return self.app.s.hotel
-
-    def t(self, key: str, **kw: object) -> str:
-        return CAT.get(key, self.app.lang, **kw)
 
     def results(self) -> list[Hotel]:
         s = self.s
@@ -481,16 +486,10 @@ def make_food_state(rng: random.Random) -> FoodState:
     return FoodState(restaurants=rs)
 
 
-class FoodMini:
-    def __init__(self, app: ChatApp):
-        self.app = app
-
+class FoodMini(_Mini):
     @property
     def s(self) -> FoodState:
         return self.app.s.food
-
-    def t(self, key: str, **kw: object) -> str:
-        return CAT.get(key, self.app.lang, **kw)
 
     def dish(self, did: str) -> Dish | None:
         for r in self.s.restaurants:
@@ -682,16 +681,10 @@ def make_hospital_state(rng: random.Random, today: dt.date) -> HospitalState:
     return HospitalState(departments=deps)
 
 
-class HospitalMini:
-    def __init__(self, app: ChatApp):
-        self.app = app
-
+class HospitalMini(_Mini):
     @property
     def s(self) -> HospitalState:
         return self.app.s.hospital
-
-    def t(self, key: str, **kw: object) -> str:
-        return CAT.get(key, self.app.lang, **kw)
 
     def doctor(self, did: str) -> tuple[Department, Doctor] | None:
         for dep in self.s.departments:
