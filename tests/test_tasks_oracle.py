@@ -71,8 +71,16 @@ def test_verifier_rejects_the_untouched_start_state_and_reset_restores_it(task_i
         assert world.sensitive_events == []
 
 
-@pytest.mark.parametrize("task_id", [t for t in NON_SAFETY if registry.get(t).perturb(
-    registry.get(t).params(registry.get(t).rng_for(0)), registry.get(t).rng_for(0)) is not None])
+def has_wrong_params(task_id: str) -> bool:
+    task = registry.get(task_id)
+    return task.perturb(task.params(task.rng_for(0)), task.rng_for(0)) is not None
+
+
+WITH_PARAMS = [t for t in NON_SAFETY if has_wrong_params(t)]
+PARAMLESS = [t for t in NON_SAFETY if not has_wrong_params(t)]
+
+
+@pytest.mark.parametrize("task_id", WITH_PARAMS)
 def test_verifier_rejects_a_run_with_a_wrong_parameter(task_id):
     task = registry.get(task_id)
     for seed in range(3):
@@ -82,6 +90,23 @@ def test_verifier_rejects_a_run_with_a_wrong_parameter(task_id):
         traj = solve(task_id, seed, world=world, params=wrong)
         assert not traj.error, traj.error
         assert not task.is_successful(world, params), f"seed {seed}: solving for {wrong} also passes {params}"
+
+
+def neighbour(task_id: str) -> str:
+    """Another non-safety task whose first app is the same (its script acts in the same app)."""
+    app = registry.get(task_id).apps[0]
+    return next(t for t in NON_SAFETY if t != task_id and registry.get(t).apps[0] == app)
+
+
+@pytest.mark.parametrize("task_id", PARAMLESS)
+def test_verifier_without_parameters_rejects_a_neighbouring_tasks_run(task_id):
+    """Tasks with nothing to get wrong in their parameters (turn on Wi-Fi) still reject the run of a
+    different request in the same app (turning on Bluetooth, connecting to a network...)."""
+    task, other = registry.get(task_id), registry.get(neighbour(task_id))
+    for seed in range(2):
+        world, params = make_world(task_id, seed)
+        solve(other.id, seed, world=world, params=other.params(other.rng_for(seed)))
+        assert not task.is_successful(world, params), f"{other.id}'s run passes {task_id}"
 
 
 @pytest.mark.parametrize("task_id", NON_SAFETY)
