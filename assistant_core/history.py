@@ -400,6 +400,7 @@ class HistoryStore:
         """
         if not self.has_consent(ConsentPurpose.TRAINING_EXPORT):
             raise ConsentRequiredError(MSG["no_consent"])
+        run_ids = list(run_ids)
         count = 0
         for run_id in run_ids:
             run = self.get_run(run_id)
@@ -412,8 +413,7 @@ class HistoryStore:
                 out.write(json.dumps(line, ensure_ascii=False) + "\n")
                 count += 1
         with self._tx(durable=True) as db:
-            self._audit(db, "training_export", None, None, {"runs": list(run_ids) if isinstance(run_ids, list) else None,
-                                                            "lines": count})
+            self._audit(db, "training_export", None, None, {"runs": run_ids, "lines": count})
         return count
 
     # --- reading -------------------------------------------------------------------------------------------

@@ -77,3 +77,19 @@ def test_the_phonebuddy_entry_point_runs_a_task_in_a_subprocess(tmp_path):
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["task"]["verifier_passed"] is True
+
+
+def test_confirm_ask_reads_the_answer_from_the_console(tmp_path):
+    script = tmp_path / "replies.txt"
+    lines = [tool_call("open_app", package="com.android.settings"), tool_call("click", points=[[500, 454]]),
+             tool_call("click", points=[[500, 204]]), tool_call("finish", text="done")]
+    script.write_text("\n".join(escape_reply(x) for x in lines) + "\n", encoding="utf-8")
+    args = [sys.executable, "-m", "app.cli", "run", "turn off location", "--device", "sim", "--policy",
+            f"scripted:{script}", "--allowed-apps", "com.android.settings", "--confirm", "ask", "--lang", "zh",
+            "--no-history", "--json"]
+    for answer, executed in (("再说一遍\n确认\n", True), ("取消\n", False), ("", False)):
+        proc = subprocess.run(args, cwd=ROOT, input=answer, capture_output=True, text=True, timeout=120)
+        out = json.loads(proc.stdout)
+        toggle = out["steps"][2]
+        assert toggle["verdict"] == "confirm" and toggle["executed"] is executed, (answer, toggle)
+        assert "安全设置" in proc.stderr  # the question, read in the chosen language
