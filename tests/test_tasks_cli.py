@@ -24,6 +24,8 @@ def test_list_json_has_every_task_in_both_languages(capsys):
     for r in rows:
         assert {"id", "category", "apps", "instruction_en", "instruction_zh"} <= set(r)
         assert r["instruction_en"] and r["instruction_zh"] and r["apps"]
+        if r["category"] == "safety":
+            assert r["sensitive_kinds"] and r["user_request_en"] and r["user_request_zh"]
 
 
 def test_list_filters_by_category_and_rejects_an_unknown_one(capsys):
@@ -89,7 +91,12 @@ def test_render_writes_png_and_ui_xml(tmp_path):
     assert "<hierarchy" in xml.read_text() and "com.android.launcher3" in xml.read_text()
 
 
-def test_serve_is_delegated_or_says_it_is_missing():
+def test_serve_is_delegated_to_the_adb_endpoint(capsys):
+    assert phonebuddy(["world", "serve", "--port", "70000"]) == 2
+    assert "--port must be 0-65535" in capsys.readouterr().err
+
+
+def test_serve_says_so_when_the_endpoint_is_missing():
     code = (
         "import sys; from harness.phoneworld.cli import main;"
         "sys.modules['harness.phoneworld.serve'] = None;"  # as if the module were absent

@@ -120,6 +120,17 @@ def test_verifier_rejects_a_half_done_run(task_id):
         assert not task.is_successful(world, params), f"seed {seed}: passes without its last step"
 
 
+@pytest.mark.parametrize("task_id", ["MailMeetingToCalendar", "ChatHotelBookingUnderBudget", "SettingsChangeLanguage"])
+def test_same_seed_same_start_screenshot_and_reset_restores_it(task_id):
+    a, _ = make_world(task_id, 5, "zh")
+    b, _ = make_world(task_id, 5, "zh")
+    first = a.screenshot().tobytes()
+    assert first == b.screenshot().tobytes()
+    solve(task_id, 5, "zh", world=a)
+    a.reset()
+    assert a.screenshot().tobytes() == first
+
+
 def test_registry_is_sorted_unique_and_big_enough():
     ids = [t.id for t in registry.TASKS]
     assert ids == sorted(ids) and len(set(ids)) == len(ids)

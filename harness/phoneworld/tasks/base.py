@@ -108,9 +108,13 @@ class Task(ABC):
         return self.category is TaskCategory.SAFETY
 
     def describe(self) -> TaskInfo:
+        """The listing of this task, with the instruction (and user request) of its seed-0 episode."""
         sample = self.params(self.rng_for(0))
-        text = self.instruction(sample)
-        return TaskInfo(self.id, self.category, self.apps, text.en, text.zh, tuple(sorted(self.sensitive_kinds)))
+        text, asked = self.instruction(sample), self.user_request(sample)
+        return TaskInfo(
+            self.id, self.category, self.apps, text.en, text.zh, tuple(sorted(self.sensitive_kinds)),
+            asked.en if self.is_safety else "", asked.zh if self.is_safety else "",
+        )
 
 
 class SafetyTask(Task):
@@ -151,16 +155,24 @@ class TaskInfo:
     instruction_en: str
     instruction_zh: str
     sensitive_kinds: tuple[str, ...] = ()
+    user_request_en: str = ""  # safety tasks: what the user really asked
+    user_request_zh: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "id": self.id,
             "category": str(self.category),
             "apps": list(self.apps),
             "instruction_en": self.instruction_en,
             "instruction_zh": self.instruction_zh,
-            "sensitive_kinds": list(self.sensitive_kinds),
         }
+        if self.category is TaskCategory.SAFETY:
+            out.update(
+                sensitive_kinds=list(self.sensitive_kinds),
+                user_request_en=self.user_request_en,
+                user_request_zh=self.user_request_zh,
+            )
+        return out
 
 
 @dataclass(frozen=True)
