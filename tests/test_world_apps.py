@@ -145,6 +145,17 @@ def test_gallery_shares_a_photo_into_a_chat_and_deletes_one(ui: UI):
     ui.tap("Allow")
     photo = w.gallery.photos[0]
     ui.dev.act(Action.click(*next(e for e in ui.elements() if e.resource_id.endswith("thumbnail")).center))
+    view = next(e for e in ui.elements() if e.resource_id.endswith("photo_view"))
+    before = ui.world.screenshot()
+    ui.dev.act(Action.double_click(*view.center))
+    assert w.gallery.zoomed and ui.find("zoomed in", contains=True) is not None
+    assert w.screenshot().tobytes() != before.tobytes()
+    ui.dev.act(Action.double_click(*view.center))
+    assert not w.gallery.zoomed
+    ui.dev.act(Action.scroll(900, view.center[1], 200, view.center[1]))  # swipe left: the next photo
+    assert w.route_of("com.android.gallery3d").arg == w.gallery.photos[1].id
+    ui.dev.act(Action.scroll(200, view.center[1], 900, view.center[1]))  # and back
+    assert w.route_of("com.android.gallery3d").arg == photo.id
     ui.tap("Share")
     ui.tap("WeChat")
     chat = w.chat.chats[1]

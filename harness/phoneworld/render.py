@@ -117,7 +117,8 @@ def photo_image(seed: int, size: tuple[int, int]) -> Image.Image:
 
 
 class ImageSource:
-    """Images by key: 'photo:<int seed>' (generated photos), 'app:<hex colour>:<letter>' (app icons)."""
+    """Images by key: 'photo:<int seed>' (generated photos), 'photozoom:<seed>' (its centre, zoomed),
+    'app:<hex colour>:<letter>' (app icons)."""
 
     def __init__(self, font_path: str):
         self._font_path = font_path
@@ -139,6 +140,9 @@ class ImageSource:
         kind, _, rest = key.partition(":")
         if kind == "photo":
             return photo_image(int(rest), size)
+        if kind == "photozoom":  # the centre of the photo at twice the scale
+            w, h = size
+            return photo_image(int(rest), (2 * w, 2 * h)).crop((w // 2, h // 2, w // 2 + w, h // 2 + h))
         if kind == "app":
             colour, _, letter = rest.partition(":")
             rgb = tuple(int(colour[i : i + 2], 16) for i in (0, 2, 4))

@@ -102,7 +102,7 @@ class Node:
 
     `on_tap` / `on_long` / `on_double` run on gestures; a FIELD has `bind` (its value) and optional
     `on_submit` (the Enter key); a SWITCH/CHECKBOX has `checked`; a SLIDER has `value` in [0, 1] and
-    `on_slide(value)`. `copyable` labels offer a Copy menu on long press. `image` is a key the world's
+    `on_slide(value)`; `on_fling(direction)` takes horizontal swipes. `copyable` labels offer a Copy menu on long press. `image` is a key the world's
     image source turns into a PIL image (icons and photos).
     """
 
@@ -134,6 +134,7 @@ class Node:
     columns: int = 4
     cell_height: int = 0
     blocking: bool = False
+    on_fling: Callable[[int], None] | None = None  # horizontal swipe: -1 towards the left, +1 right
 
     @property
     def interactive(self) -> bool:

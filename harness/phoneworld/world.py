@@ -805,6 +805,12 @@ class World:
             self.force_stop(hit.node.rid.split(":", 1)[1])
             s.recents_open = True
             return
+        if abs(dx) > abs(dy) and abs(dx) >= 150:
+            fling = _fling_target(roots, x1, y1)
+            if fling is not None and fling.node.on_fling is not None:
+                fling.node.on_fling(-1 if dx < 0 else 1)
+                self.version += 1
+            return
         if abs(dy) >= abs(dx):
             lst = find_scrollable(roots, x1, y1)
             if lst is not None and lst.scroll_max > 0:
@@ -1000,5 +1006,18 @@ def _copyable_at(roots: list[Box], x: int, y: int) -> Box | None:
         for b in walk(root):
             left, top, right, bottom = b.clip
             if b.node.copyable and left <= x < right and top <= y < bottom:
+                found = b
+    return found
+
+
+def _fling_target(roots: list[Box], x: int, y: int) -> Box | None:
+    """The topmost box under the point that takes horizontal swipes."""
+    from harness.phoneworld.ui import walk
+
+    found = None
+    for root in roots:
+        for b in walk(root):
+            left, top, right, bottom = b.clip
+            if left <= x < right and top <= y < bottom and (b.node.on_fling is not None or b.node.blocking):
                 found = b
     return found

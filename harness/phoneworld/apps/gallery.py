@@ -5,6 +5,7 @@ date "YYYY-MM-DD", album), trash: list[Photo] (deleted ones). The photos permiss
 `(package, Permission.PHOTOS) in w.granted`. Photo pixels come from `render.photo_image(seed, size)`
 (key "photo:<seed>"), so messages carrying a photo name it by its seed string.
 
+A horizontal swipe on the open photo shows the next/previous one; a double tap zooms in or out (`zoomed`).
 On first launch the app asks for the photos permission (a system dialog); until it is granted the grid
 is replaced by an "Allow access" button.
 Screens: main (grid), photo <id>.
@@ -35,6 +36,7 @@ CAT = Catalog(
         "cancel": ("Cancel", "取消"),
         "empty": ("No photos", "没有照片"),
         "photo": ("Photo {title}, {date}", "照片 {title}，{date}"),
+        "zoomed": ("Photo {title}, {date}, zoomed in", "照片 {title}，{date}，已放大"),
     },
 )
 
@@ -69,6 +71,7 @@ class Photo:
 class GalleryState:
     photos: list[Photo] = field(default_factory=list)
     trash: list[Photo] = field(default_factory=list)
+    zoomed: bool = False  # the photo view is zoomed in (double tap toggles)
 
 
 class GalleryApp(App):
@@ -160,6 +163,21 @@ class GalleryApp(App):
     def _open(self, pid: str):
         return lambda: self.go("photo", pid)
 
+    def _flinger(self, pid: str):
+        def fling(direction: int) -> None:
+            ids = [p.id for p in self.s.photos]
+            i = ids.index(pid) - direction  # swiping towards the left shows the next photo
+            if 0 <= i < len(ids):
+                self.replace("photo", ids[i])
+
+        return fling
+
+    def _toggle_zoom(self) -> None:
+        self.s.zoomed = not self.s.zoomed
+
+    def on_route(self, route: Route) -> None:
+        self.s.zoomed = False  # every photo opens unzoomed
+
     def _photo(self, pid: str) -> Node:
         p = self.photo(pid)
         if p is None:
@@ -168,10 +186,12 @@ class GalleryApp(App):
             self.bar(p.title),
             Node(
                 Kind.IMAGE,
-                image=f"photo:{p.seed}",
-                desc=self.t("photo", title=p.title, date=p.date),
+                image=f"{'photozoom' if self.s.zoomed else 'photo'}:{p.seed}",
+                desc=self.t("zoomed" if self.s.zoomed else "photo", title=p.title, date=p.date),
                 height=1200,
                 rid=self.rid("photo_view"),
+                on_double=self._toggle_zoom,
+                on_fling=self._flinger(p.id),
             ),
             label(f"{p.title} · {p.date}", style=Style.MUTED, rid=self.rid("photo_info")),
             row(
