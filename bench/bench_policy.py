@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> list[dict]:
             obs = phone_observation()
             for quant in quants:
                 t0 = time.perf_counter()
-                policy = LocalPolicy(folder, profile=profile, quantization=quant, max_new_tokens=args.tokens + 64,
+                policy = LocalPolicy(folder, profile=profile, quantization=quant, max_new_tokens=4 * args.tokens + 64,
                                      logits_processors=[ForcedReply(tok, reply)])
                 policy.load()
                 load_s = time.perf_counter() - t0

@@ -151,3 +151,11 @@ def test_cli_parse_reports_the_error_and_exits_1():
     out = run_cli("parse", "--width", "1080", "--height", "2400", "--profile", "qwen3-vl-4b", stdin="hello")
     assert out.returncode == 1
     assert "no action found" in out.stderr and out.stdout == ""
+
+
+def test_the_english_phonebuddy_prompt_is_the_trained_one():
+    """The text of PhoneBuddy's eval runner (QWEN3_5_SFT_EN_SYSTEM_PROMPT). Change it only with the model."""
+    import hashlib
+
+    data = (ROOT / "assistant_core/policy/prompts/phonebuddy.en.txt").read_bytes()
+    assert hashlib.sha256(data).hexdigest() == "001c9b1ed845ba3e170f1d388db8ab6687a04a5f651219fc2166bac80f11c2f8"

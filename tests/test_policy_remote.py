@@ -180,3 +180,17 @@ def test_url_forms():
     assert chat_completions_url("http://h:8000") == "http://h:8000/v1/chat/completions"
     assert chat_completions_url("http://h:8000/v1/") == "http://h:8000/v1/chat/completions"
     assert chat_completions_url("http://h/v1/chat/completions") == "http://h/v1/chat/completions"
+
+
+def test_reasoning_split_survives_a_tag_cut_across_chunks():
+    from assistant_core.policy.serve import _ReasoningSplitter
+
+    splitter = _ReasoningSplitter(True)
+    out = []
+    for piece in ["I will tap", " it.</th", "ink>\n\n<tool_", 'call>{"name"', "}</tool_call>"]:
+        out += splitter.feed(piece)
+    out += splitter.flush()
+    reasoning = "".join(p for kind, p in out if kind == "reasoning_content")
+    content = "".join(p for kind, p in out if kind == "content")
+    assert reasoning == "I will tap it." and content == '<tool_call>{"name"}</tool_call>'
+    assert _ReasoningSplitter(False).feed("a</think>b") == [("content", "a</think>b")]

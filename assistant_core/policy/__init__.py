@@ -13,7 +13,9 @@ Public API:
 - `build_tiny_model(out_dir, arch="qwen3_5"|"qwen3_vl", tokenizer="bpe"|"qwen")` (assistant_core.policy.tiny).
 """
 
+from assistant_core.policy.factory import default_profile, make_policy
 from assistant_core.policy.parsing import ParsedReply, ReplyFormat, parse_reply
 from assistant_core.policy.profiles import Dialect, ModelProfile, get_profile, load_profiles
 
-__all__ = ["Dialect", "ModelProfile", "ParsedReply", "ReplyFormat", "get_profile", "load_profiles", "parse_reply"]
+__all__ = ["Dialect", "ModelProfile", "ParsedReply", "ReplyFormat", "default_profile", "get_profile", "load_profiles",
+           "make_policy", "parse_reply"]

@@ -503,7 +503,7 @@ def _loads_object(s: str, *, what: str) -> dict[str, Any]:
     try:
         value = _loads_any(body)
     except PolicyOutputError as error:
-        raise PolicyOutputError(f"{what} is not valid JSON: {error}") from None
+        raise PolicyOutputError(f"{what} is {error}") from None
     if not isinstance(value, dict):
         raise PolicyOutputError(f"{what} must be a JSON object, got {type(value).__name__}")
     return value

@@ -97,17 +97,24 @@ def _progress_class(callback: Callable[[DownloadProgress], None]):
     from tqdm.auto import tqdm
 
     class CallbackTqdm(tqdm):
-        """tqdm that also reports byte progress to a callback (the hub drives one bar per file)."""
+        """tqdm that also reports byte progress to a callback (the hub drives one bar per file).
+
+        Counts on its own, so it reports even when the hub disables the visible bar."""
 
         def __init__(self, *args, **kwargs):
-            kwargs.setdefault("disable", False)
+            self._cb_total = int(kwargs.get("total") or 0)
+            self._cb_done = int(kwargs.get("initial") or 0)
+            self._cb_desc = str(kwargs.get("desc") or "")
+            self._cb_bytes = kwargs.get("unit") == "B" or self._cb_total > 10_000
             super().__init__(*args, **kwargs)
 
         def update(self, n=1):
             result = super().update(n)
-            if self.unit == "B" or self.total and self.total > 10_000:
+            self._cb_done += int(n or 0)
+            if self._cb_bytes:
                 try:
-                    callback(DownloadProgress(int(self.n), int(self.total or 0), str(self.desc or "")))
+                    total = int(getattr(self, "total", 0) or self._cb_total)  # the hub may set it later
+                    callback(DownloadProgress(self._cb_done, total, self._cb_desc))
                 except Exception:  # a progress UI must not stop a download
                     log.exception("download progress callback failed")
             return result
