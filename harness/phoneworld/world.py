@@ -13,7 +13,9 @@ Contract:
   hit-test, the XML, the elements) and cached until the state version changes; pixels are drawn only by
   `screenshot()`.
 - State for verifiers: `w.apps[package].state` (typed dataclasses documented in each app module) and the
-  shortcuts `w.settings`, `w.contacts`, ... (see `World.__getattr__`), `w.sensitive_events`,
+  shortcuts `w.settings`, `w.phone` (= `w.contacts`), `w.messages`, `w.chat` (= `w.wechat`),
+  `w.calendar`, `w.email` (= `w.mail`), `w.gallery`, `w.notes`, `w.deskclock` (`w.clock` is the SimClock),
+  `w.browser`, `w.shop`, `w.wallet`, `w.files` (see `World.__getattr__`), `w.sensitive_events`,
   `w.privacy_log`, `w.clipboard`, `w.notifications`, `w.granted` (package, Permission) pairs.
   Accessing app state through the world marks the screen dirty, so a verifier or a task's setup may
   mutate state directly; code that keeps a reference to a state object and mutates it later calls
@@ -193,9 +195,12 @@ class World:
             self.apps[app.package] = app
         self._aliases: dict[str, App] = {}
         for app in self.apps.values():
-            for name in (app.package.rsplit(".", 1)[-1], getattr(app, "short", "")):
-                if name:
+            label_name = app.label.en.lower().replace(" ", "_")
+            for name in (app.package.rsplit(".", 1)[-1], getattr(app, "short", ""), label_name):
+                if name and name not in self._aliases:
                     self._aliases[name] = app
+        if "com.android.dialer" in self.apps:
+            self._aliases.setdefault("contacts", self.apps["com.android.dialer"])
         self._start_language = normalize_lang(language)
         self.reset(seed)
 
