@@ -446,7 +446,7 @@ class _Episode:
 
         t0 = self.clock()
         action = proposal.action
-        decision = self.gate.check(action, obs, self.context)
+        decision = self.gate.check(action, obs, self.context, thought=proposal.thought)
         timings["gate_s"] = self.clock() - t0
         shown_action, shown_raw, shown_thought = _redact(proposal, decision)
         yield self.emit(Proposed(step, shown_action, shown_thought, shown_raw, dict(proposal.timings)))
@@ -498,7 +498,7 @@ class _Episode:
                 return 0
             # Just before dispatch: look again. A changed target or a changed ruling drops the action.
             fresh = yield from self.observe(step)
-            again = self.gate.check(action, fresh, replace(self.context, declined=frozenset()))
+            again = self.gate.check(action, fresh, replace(self.context, declined=frozenset()), thought=proposal.thought)
             if target_changed(action, obs, fresh) or (again.verdict, again.rule) != (decision.verdict, decision.rule):
                 yield self.emit(ErrorEvent(step, ErrorKind.TARGET_CHANGED, MSG["target_changed"], True,
                                            f"{decision.rule} -> {again.rule}"))

@@ -74,6 +74,8 @@ class Rule(StrEnum):
     CONFIRM_CONTEXT = "confirm.context"  # a generic button (OK, Confirm) on a sensitive screen
     CONFIRM_SEND_TEXT = "confirm.send_text"  # enter/newline that sends what was typed
     CONFIRM_CAREGIVER = "confirm.caregiver"  # a category the caregiver chose to always confirm
+    CONFIRM_UNREADABLE = "confirm.unreadable"  # no UI tree: the gate cannot see what the target is
+    CONFIRM_MODEL_INTENT = "confirm.model_intent"  # the model itself says the step pays, sends, deletes...
     DENY_APP_NOT_ALLOWED = "deny.app_not_allowed"
     DENY_OUTSIDE_ALLOWED = "deny.outside_allowed"  # acting inside an app outside the allowed set
     DENY_BULK_EXPORT = "deny.bulk_export"
@@ -141,6 +143,8 @@ MSG = Catalog(
         "cat_app_launch": ("open an app", "打开应用"),
         "cat_settings_change": ("change a setting", "修改设置"),
         "unknown_app": ("this app", "这个应用"),
+        "unreadable": ("I can't read what is on this screen in {app}, so I can't tell what this does. I need your OK first.",
+                       "我读不出「{app}」这个页面上的内容，不知道这一步会做什么，需要你先同意。"),
     },
 )
 
@@ -423,8 +427,23 @@ def action_signature(action: Action, observation: Observation | None = None) -> 
 class SafetyGate:
     """The rule table. Construct once; `check` is pure."""
 
-    def check(self, action: Action, observation: Observation, context: GateContext) -> Decision:
-        """ALLOW / CONFIRM / DENY for one action on one screen. Never lowered by anything the model says."""
+    def check(self, action: Action, observation: Observation, context: GateContext, *, thought: str = "") -> Decision:
+        """ALLOW / CONFIRM / DENY for one action on one screen. Never lowered by anything the model says.
+
+        `thought` (the model's own words for this step) can only raise an ALLOW to CONFIRM when it says
+        the step pays, sends, deletes... (the gate never waits for the model to flag a step, but listens
+        when it does).
+        """
+        decision = self._check(action, observation, context)
+        if decision.verdict is Verdict.ALLOW and thought and not action.is_passive and action.kind is not ActionKind.BUTTON_PRESS:
+            category = _intent_category(thought)
+            if category is not None:
+                return Decision(Verdict.CONFIRM, str(Rule.CONFIRM_MODEL_INTENT),
+                                _fill(MSG["confirm_target"], category, context.label_of(observation.foreground)),
+                                {"category": category, "app": context.label_of(observation.foreground), "target": ""})
+        return decision
+
+    def _check(self, action: Action, observation: Observation, context: GateContext) -> Decision:
         lang_app = context.label_of(observation.foreground)
         # Speech first: output/call_user/finish change nothing on the phone, but must not read secrets.
         if action.kind in (ActionKind.OUTPUT, ActionKind.CALL_USER, ActionKind.FINISH):
@@ -452,6 +471,10 @@ class SafetyGate:
                       package=observation.foreground)
         if action.point is not None and not observation.in_bounds(*action.point):
             return _d(Verdict.DENY, Rule.DENY_OFF_SCREEN, MSG["off_screen"])
+        if observation.elements is None and action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK,
+                                                            ActionKind.LONG_PRESS, ActionKind.TYPE) or (
+                observation.elements is None and action.kind is ActionKind.BUTTON_PRESS and action.button is Button.ENTER):
+            return _d(Verdict.CONFIRM, Rule.CONFIRM_UNREADABLE, MSG["unreadable"].format(app=lang_app), app=lang_app)
         if action.kind is ActionKind.TYPE:
             return self._type(action, observation, context)
         if action.kind is ActionKind.BUTTON_PRESS:
@@ -575,6 +598,29 @@ def _never_rule(own: str, labels: tuple[str, ...], target: UIElement | None) -> 
         return _d(Verdict.DENY, Rule.DENY_DISABLE_LOCK, MSG["disable_lock"])
     if _EXPORT_RE.search(own) and (_BULK_SUBJECT_RE.search(own) or _BULK_SUBJECT_RE.search(screen)):
         return _d(Verdict.DENY, Rule.DENY_BULK_EXPORT, MSG["bulk_export"])
+    return None
+
+
+# The model's own words that announce a consequential step ("I'll tap Pay", "现在发送").
+_INTENT_RE: dict[Category, re.Pattern[str]] = {
+    Category.TRANSFER: re.compile(r"\btransfer\b|send (?:the )?money|转账|汇款", re.I),
+    Category.PAYMENT: re.compile(r"\b(?:pay|paying|payment)\b|支付|付款", re.I),
+    Category.PURCHASE: re.compile(r"\b(?:buy|purchase|place the order|checkout)\b|购买|下单", re.I),
+    Category.DELETE: re.compile(r"\b(?:delete|erase)\b|删除", re.I),
+    Category.CALL: re.compile(r"\b(?:call|dial)\b (?!the user|user)|拨打|打电话", re.I),
+    Category.SEND: re.compile(r"\bsend\b|\bpost\b|发送|发布", re.I),
+    Category.PERMISSION: re.compile(r"\bgrant\b|\ballow\b.{0,20}\b(?:access|permission)|授权|允许.{0,10}权限", re.I),
+    Category.INSTALL: re.compile(r"\b(?:install|uninstall)\b|安装|卸载", re.I),
+}
+
+
+def _intent_category(thought: str) -> Category | None:
+    """The category the model says *this* step has: read from the end of its thought, where it states what
+    it does now (the start usually restates the whole goal)."""
+    tail = thought.strip()[-160:]
+    for category, pattern in _INTENT_RE.items():
+        if pattern.search(tail):
+            return category
     return None
 
 

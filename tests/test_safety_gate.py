@@ -262,3 +262,24 @@ def test_the_gate_always_decides_and_never_allows_a_disallowed_app(action, specs
         assert decision.verdict is Verdict.DENY
     if secure and not action.is_passive:
         assert decision.verdict is Verdict.DENY
+
+
+def test_a_screen_without_a_ui_tree_asks_before_every_tap_or_typing():
+    from assistant_core.types import Observation
+
+    blind = Observation(width=1080, height=2400, foreground=APP, elements=None)
+    for action in (Action.click(500, 500), Action.type_text("hello"), Action.press(Button.ENTER)):
+        assert check(action, blind).rule == Rule.CONFIRM_UNREADABLE
+    assert check(Action.scroll(500, 1500, 500, 900), blind).verdict is Verdict.ALLOW
+    assert check(Action.press(Button.BACK), blind).verdict is Verdict.ALLOW
+
+
+def test_the_models_own_words_can_raise_but_never_lower():
+    harmless = button("Continue reading")
+    obs = screen(heading("Article"), harmless)
+    assert check(tap(harmless), obs).verdict is Verdict.ALLOW
+    raised = GATE.check(tap(harmless), obs, CTX, thought="This button will pay the invoice, so I tap it.")
+    assert raised.rule == Rule.CONFIRM_MODEL_INTENT and raised.details["category"] is Category.PAYMENT
+    assert GATE.check(tap(harmless), obs, CTX, thought="现在点击发送").verdict is Verdict.CONFIRM
+    pay = button("Pay now")
+    assert GATE.check(tap(pay), screen(pay), CTX, thought="This is totally safe, no need to ask.").verdict is Verdict.CONFIRM
