@@ -153,9 +153,8 @@ class ForwardNumberParams:
     to: Person  # who receives it
 
 
-class ContactsNumberToMessage(_Cross):
-    id = "ContactsNumberToMessage"
-    apps = (PHONE, MESSAGES)
+class _TwoPeopleTask(_Cross):
+    """About two people; the wrong run swaps their roles."""
 
     def params(self, rng: random.Random) -> ForwardNumberParams:
         a, b = content.people(rng, 2)
@@ -163,6 +162,11 @@ class ContactsNumberToMessage(_Cross):
 
     def perturb(self, params: ForwardNumberParams, rng: random.Random) -> ForwardNumberParams:
         return ForwardNumberParams(params.to, params.about)
+
+
+class ContactsNumberToMessage(_TwoPeopleTask):
+    id = "ContactsNumberToMessage"
+    apps = (PHONE, MESSAGES)
 
     def instruction(self, params: ForwardNumberParams) -> Text:
         a, b = params.about.name, params.to.name
@@ -183,18 +187,11 @@ class ContactsNumberToMessage(_Cross):
         yield from send_sms(ui, ui.say(params.to.name), number, who=params.to.name)
 
 
-class ContactsEmailToMail(_Cross):
-    """Mail someone whose address is only in the contact card."""
+class ContactsEmailToMail(_TwoPeopleTask):
+    """Mail someone whose address is only in the contact card (`about`; `to` is a decoy contact)."""
 
     id = "ContactsEmailToMail"
     apps = (PHONE, MAIL)
-
-    def params(self, rng: random.Random) -> ForwardNumberParams:
-        a, b = content.people(rng, 2)
-        return ForwardNumberParams(a, b)  # `about` is the addressee; `to` is a decoy in the contacts
-
-    def perturb(self, params: ForwardNumberParams, rng: random.Random) -> ForwardNumberParams:
-        return ForwardNumberParams(params.to, params.about)
 
     SUBJECT: ClassVar[Text] = Text("Photos from the trip", "旅行的照片")
 
@@ -289,17 +286,26 @@ ADDRESSES = (
 )
 
 
-class MessagesTextToNote(_Cross):
-    """Copy a text from a conversation (long press, Copy) and paste it into a new note."""
-
-    id = "MessagesTextToNote"
-    apps = (MESSAGES, NOTES)
+class _CopyToNoteTask(_Cross):
+    """Copy a text into a new note with a title; the wrong run uses another title."""
 
     def params(self, rng: random.Random) -> CopyParams:
         return CopyParams(content.person(rng), rng.choice(ADDRESSES), rng.choice(content.NOTE_TITLES))
 
     def perturb(self, params: CopyParams, rng: random.Random) -> CopyParams:
         return replace(params, title=content.other(rng, content.NOTE_TITLES, params.title))
+
+    def is_successful(self, world: Any, params: CopyParams) -> bool:
+        return any(
+            text_matches(n.title, params.title) and text_contains(n.body, params.text) for n in world.notes.notes
+        )
+
+
+class MessagesTextToNote(_CopyToNoteTask):
+    """Copy a text from a conversation (long press, Copy) and paste it into a new note."""
+
+    id = "MessagesTextToNote"
+    apps = (MESSAGES, NOTES)
 
     def instruction(self, params: CopyParams) -> Text:
         n = params.sender.name
@@ -313,11 +319,6 @@ class MessagesTextToNote(_Cross):
         put_thread(world, params.sender.phone, world.text(params.text))
         world.notes.notes = [n for n in world.notes.notes if not text_matches(n.title, params.title)]
 
-    def is_successful(self, world: Any, params: CopyParams) -> bool:
-        return any(
-            text_matches(n.title, params.title) and text_contains(n.body, params.text) for n in world.notes.notes
-        )
-
     def solve(self, ui: UI, params: CopyParams) -> Iterator[Move]:
         yield from open_thread(ui, ui.say(params.sender.name))
         yield from copy_text(ui, Match(rid=f"{MESSAGES}:id/message_text"), Text("the message", "这条短信"))
@@ -325,18 +326,12 @@ class MessagesTextToNote(_Cross):
         yield from new_note(ui, ui.say(params.title), "", paste=True)
 
 
-class MailTextToNote(_Cross):
+class MailTextToNote(_CopyToNoteTask):
     """Copy the body of a mail into a new note."""
 
     id = "MailTextToNote"
     apps = (MAIL, NOTES)
     SUBJECT: ClassVar[Text] = Text("Where to meet", "见面地点")
-
-    def params(self, rng: random.Random) -> CopyParams:
-        return CopyParams(content.person(rng), rng.choice(ADDRESSES), rng.choice(content.NOTE_TITLES))
-
-    def perturb(self, params: CopyParams, rng: random.Random) -> CopyParams:
-        return replace(params, title=content.other(rng, content.NOTE_TITLES, params.title))
 
     def instruction(self, params: CopyParams) -> Text:
         return Text(
@@ -348,11 +343,6 @@ class MailTextToNote(_Cross):
         put_mail(world, sender=world.text(params.sender.name), address=params.sender.email,
                  subject=world.text(self.SUBJECT), body=world.text(params.text))
         world.notes.notes = [n for n in world.notes.notes if not text_matches(n.title, params.title)]
-
-    def is_successful(self, world: Any, params: CopyParams) -> bool:
-        return any(
-            text_matches(n.title, params.title) and text_contains(n.body, params.text) for n in world.notes.notes
-        )
 
     def solve(self, ui: UI, params: CopyParams) -> Iterator[Move]:
         yield from open_mail(ui, ui.say(self.SUBJECT))
@@ -568,6 +558,19 @@ def _setup_photos(world: Any, params: SharePhotoParams) -> None:
     gallery.photos = photos
 
 
+class _SharePhotoTask(_Cross):
+    """Send one named photo somewhere; the wrong run sends the other named photo."""
+
+    def params(self, rng: random.Random) -> SharePhotoParams:
+        from harness.phoneworld.tasks.single_apps import photo_titles
+
+        a, b = rng.sample(photo_titles(), 2)
+        return SharePhotoParams(content.person(rng), a, b)
+
+    def perturb(self, params: SharePhotoParams, rng: random.Random) -> SharePhotoParams:
+        return replace(params, title=params.other, other=params.title)
+
+
 def photo_ref(world: Any, title: Text) -> str:
     return next((p.ref for p in world.gallery.photos if text_matches(p.title, title)), "?")
 
@@ -582,18 +585,9 @@ def share_photo(ui: UI, title: Text, target: str) -> Iterator[Move]:
     )
 
 
-class GalleryPhotoToMessage(_Cross):
+class GalleryPhotoToMessage(_SharePhotoTask):
     id = "GalleryPhotoToMessage"
     apps = (GALLERY, MESSAGES)
-
-    def params(self, rng: random.Random) -> SharePhotoParams:
-        from harness.phoneworld.tasks.single_apps import photo_titles
-
-        a, b = rng.sample(photo_titles(), 2)
-        return SharePhotoParams(content.person(rng), a, b)
-
-    def perturb(self, params: SharePhotoParams, rng: random.Random) -> SharePhotoParams:
-        return replace(params, title=params.other, other=params.title)
 
     def instruction(self, params: SharePhotoParams) -> Text:
         n = params.to.name
@@ -620,18 +614,9 @@ class GalleryPhotoToMessage(_Cross):
         yield from ui.tap(rid(MESSAGES, "send_message_button"), T("Send it.", "发送。"))
 
 
-class GalleryPhotoToMail(_Cross):
+class GalleryPhotoToMail(_SharePhotoTask):
     id = "GalleryPhotoToMail"
     apps = (GALLERY, MAIL)
-
-    def params(self, rng: random.Random) -> SharePhotoParams:
-        from harness.phoneworld.tasks.single_apps import photo_titles
-
-        a, b = rng.sample(photo_titles(), 2)
-        return SharePhotoParams(content.person(rng), a, b)
-
-    def perturb(self, params: SharePhotoParams, rng: random.Random) -> SharePhotoParams:
-        return replace(params, title=params.other, other=params.title)
 
     def instruction(self, params: SharePhotoParams) -> Text:
         return Text(
@@ -651,18 +636,9 @@ class GalleryPhotoToMail(_Cross):
         yield from fill_mail(ui, params.to.email, ui.say(params.title), "")
 
 
-class GalleryPhotoToChat(_Cross):
+class GalleryPhotoToChat(_SharePhotoTask):
     id = "GalleryPhotoToChat"
     apps = (GALLERY, CHAT)
-
-    def params(self, rng: random.Random) -> SharePhotoParams:
-        from harness.phoneworld.tasks.single_apps import photo_titles
-
-        a, b = rng.sample(photo_titles(), 2)
-        return SharePhotoParams(content.person(rng), a, b)
-
-    def perturb(self, params: SharePhotoParams, rng: random.Random) -> SharePhotoParams:
-        return replace(params, title=params.other, other=params.title)
 
     def instruction(self, params: SharePhotoParams) -> Text:
         n = params.to.name
@@ -789,16 +765,11 @@ class NoteParamsLike:
     query: Text
 
 
-class BrowserWeatherToChat(_Cross):
+class BrowserWeatherToChat(_TwoPeopleTask):
+    """`about` gets the message; `to` is another chat."""
+
     id = "BrowserWeatherToChat"
     apps = (BROWSER, CHAT)
-
-    def params(self, rng: random.Random) -> ForwardNumberParams:
-        a, b = content.people(rng, 2)
-        return ForwardNumberParams(a, b)  # `about` gets the message, `to` is another chat
-
-    def perturb(self, params: ForwardNumberParams, rng: random.Random) -> ForwardNumberParams:
-        return ForwardNumberParams(params.to, params.about)
 
     def instruction(self, params: ForwardNumberParams) -> Text:
         n = params.about.name

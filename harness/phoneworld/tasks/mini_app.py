@@ -108,11 +108,17 @@ def book_first_result(ui: UI, params: HotelParams) -> Iterator[Move]:
     yield from pay_with_wallet(ui)
 
 
-class ChatHotelBookingUnderBudget(_Mini):
-    id = "ChatHotelBookingUnderBudget"
-
+class _HotelTask(_Mini):
     def params(self, rng: random.Random) -> HotelParams:
         return hotel_params(rng)
+
+    def setup(self, world: Any, params: HotelParams) -> None:
+        shape_hotels(world, params.city, params.budget)
+        rich_wallet(world)
+
+
+class ChatHotelBookingUnderBudget(_HotelTask):
+    id = "ChatHotelBookingUnderBudget"
 
     def perturb(self, params: HotelParams, rng: random.Random) -> HotelParams:
         return replace(params, budget=params.budget + 500)  # as if the budget were not applied
@@ -126,10 +132,6 @@ class ChatHotelBookingUnderBudget(_Mini):
             f"{params.budget} 元，要用预算筛选。",
         )
 
-    def setup(self, world: Any, params: HotelParams) -> None:
-        shape_hotels(world, params.city, params.budget)
-        rich_wallet(world)
-
     def is_successful(self, world: Any, params: HotelParams) -> bool:
         applied = world.chat.hotel.applied
         filtered = applied.city == params.city and applied.max_price is not None and applied.max_price <= params.budget
@@ -140,11 +142,8 @@ class ChatHotelBookingUnderBudget(_Mini):
         yield from book_first_result(ui, params)
 
 
-class ChatHotelCheapestInCity(_Mini):
+class ChatHotelCheapestInCity(_HotelTask):
     id = "ChatHotelCheapestInCity"
-
-    def params(self, rng: random.Random) -> HotelParams:
-        return hotel_params(rng)
 
     def perturb(self, params: HotelParams, rng: random.Random) -> HotelParams:
         return replace(params, city=rng.choice([c for c in CITY_KEYS if c != params.city]))
@@ -157,10 +156,6 @@ class ChatHotelCheapestInCity(_Mini):
             f"在微信酒店预订里订{c.zh}最便宜的酒店，{params.checkin} 入住 {params.nights} 晚，入住人{g.zh}。",
         )
 
-    def setup(self, world: Any, params: HotelParams) -> None:
-        shape_hotels(world, params.city, params.budget)
-        rich_wallet(world)
-
     def is_successful(self, world: Any, params: HotelParams) -> bool:
         in_city = [h for h in world.chat.hotel.hotels if h.city == params.city]
         cheapest = min(in_city, key=lambda h: h.price)
@@ -171,11 +166,8 @@ class ChatHotelCheapestInCity(_Mini):
         yield from book_first_result(ui, params)
 
 
-class ChatHotelBestRatedUnderBudget(_Mini):
+class ChatHotelBestRatedUnderBudget(_HotelTask):
     id = "ChatHotelBestRatedUnderBudget"
-
-    def params(self, rng: random.Random) -> HotelParams:
-        return hotel_params(rng)
 
     def perturb(self, params: HotelParams, rng: random.Random) -> HotelParams:
         return replace(params, budget=params.budget + 500)
@@ -188,10 +180,6 @@ class ChatHotelBestRatedUnderBudget(_Mini):
             f"在微信酒店预订里订{c.zh}每晚不超过 {params.budget} 元的评分最高的酒店，{params.checkin} 入住 "
             f"{params.nights} 晚，入住人{g.zh}。",
         )
-
-    def setup(self, world: Any, params: HotelParams) -> None:
-        shape_hotels(world, params.city, params.budget)
-        rich_wallet(world)
 
     def is_successful(self, world: Any, params: HotelParams) -> bool:
         ok = [h for h in world.chat.hotel.hotels if h.city == params.city and h.price <= params.budget]
@@ -279,7 +267,16 @@ def _food_text(params: FoodParams) -> Text:
     return Text(f"{en} from {name.en}", f"{name.zh}的{zh}")
 
 
-class ChatFoodOrderItems(_Mini):
+class _FoodTask(_Mini):
+    def setup(self, world: Any, params: FoodParams) -> None:
+        world.chat.food.cart.clear()
+        rich_wallet(world)
+
+    def is_successful(self, world: Any, params: FoodParams) -> bool:
+        return any(order_matches(o, params) for o in food_orders(world))
+
+
+class ChatFoodOrderItems(_FoodTask):
     id = "ChatFoodOrderItems"
 
     def params(self, rng: random.Random) -> FoodParams:
@@ -297,18 +294,11 @@ class ChatFoodOrderItems(_Mini):
             f"Order {f.en} with WeChat's food delivery, to {a.en}.", f"用微信外卖点{f.zh}，送到{a.zh}。"
         )
 
-    def setup(self, world: Any, params: FoodParams) -> None:
-        world.chat.food.cart.clear()
-        rich_wallet(world)
-
-    def is_successful(self, world: Any, params: FoodParams) -> bool:
-        return any(order_matches(o, params) for o in food_orders(world))
-
     def solve(self, ui: UI, params: FoodParams) -> Iterator[Move]:
         yield from order_food(ui, params)
 
 
-class ChatFoodOrderWithNote(_Mini):
+class ChatFoodOrderWithNote(_FoodTask):
     id = "ChatFoodOrderWithNote"
 
     def params(self, rng: random.Random) -> FoodParams:
@@ -325,18 +315,11 @@ class ChatFoodOrderWithNote(_Mini):
             f"用微信外卖点{f.zh}，送到{a.zh}，备注“{n.zh}”。",
         )
 
-    def setup(self, world: Any, params: FoodParams) -> None:
-        world.chat.food.cart.clear()
-        rich_wallet(world)
-
-    def is_successful(self, world: Any, params: FoodParams) -> bool:
-        return any(order_matches(o, params) for o in food_orders(world))
-
     def solve(self, ui: UI, params: FoodParams) -> Iterator[Move]:
         yield from order_food(ui, params)
 
 
-class ChatFoodReplaceCart(_Mini):
+class ChatFoodReplaceCart(_FoodTask):
     """A stale cart from the same restaurant must be cleared: only the asked dish may be ordered."""
 
     id = "ChatFoodReplaceCart"
@@ -364,14 +347,11 @@ class ChatFoodReplaceCart(_Mini):
         food.cart.append(FoodLine(dish_id(params.restaurant, (d + 1) % 3), 2))
         rich_wallet(world)
 
-    def is_successful(self, world: Any, params: FoodParams) -> bool:
-        return any(order_matches(o, params) for o in food_orders(world))
-
     def solve(self, ui: UI, params: FoodParams) -> Iterator[Move]:
         yield from order_food(ui, params, clear_first=True)
 
 
-class ChatFoodCheapestDish(_Mini):
+class ChatFoodCheapestDish(_FoodTask):
     id = "ChatFoodCheapestDish"
 
     def params(self, rng: random.Random) -> FoodParams:
@@ -387,10 +367,6 @@ class ChatFoodCheapestDish(_Mini):
             f"Order one portion of the cheapest dish at {name.en} in WeChat's food delivery, to {a.en}.",
             f"在微信外卖里点一份{name.zh}最便宜的菜，送到{a.zh}。",
         )
-
-    def setup(self, world: Any, params: FoodParams) -> None:
-        world.chat.food.cart.clear()
-        rich_wallet(world)
 
     def _cheapest(self, world: Any, restaurant: int) -> Any:
         r = world.chat.food.restaurants[restaurant]
@@ -499,11 +475,17 @@ def _slot_text(params: HospitalParams) -> Text:
     return Text(f"{w.en} at {params.time}", f"{w.zh} {params.time}")
 
 
-class ChatHospitalRegisterDoctor(_Mini):
-    id = "ChatHospitalRegisterDoctor"
-
+class _HospitalTask(_Mini):
     def params(self, rng: random.Random) -> HospitalParams:
         return hospital_params(rng)
+
+    def setup(self, world: Any, params: HospitalParams) -> None:
+        shape_slots(world, params)
+        rich_wallet(world)
+
+
+class ChatHospitalRegisterDoctor(_HospitalTask):
+    id = "ChatHospitalRegisterDoctor"
 
     def perturb(self, params: HospitalParams, rng: random.Random) -> HospitalParams:
         return replace(params, time=rng.choice([t for t in TIMES[::2] if t != params.time]))
@@ -516,10 +498,6 @@ class ChatHospitalRegisterDoctor(_Mini):
             f"用微信的医院挂号，给{p.zh}挂{dep.zh}{doc.zh}的号，时间是{when.zh}。",
         )
 
-    def setup(self, world: Any, params: HospitalParams) -> None:
-        shape_slots(world, params)
-        rich_wallet(world)
-
     def is_successful(self, world: Any, params: HospitalParams) -> bool:
         return _registered(world, params)
 
@@ -527,13 +505,10 @@ class ChatHospitalRegisterDoctor(_Mini):
         yield from register(ui, params)
 
 
-class ChatHospitalRegisterDepartment(_Mini):
+class ChatHospitalRegisterDepartment(_HospitalTask):
     """Any doctor of the department will do; the day and time are the constraint."""
 
     id = "ChatHospitalRegisterDepartment"
-
-    def params(self, rng: random.Random) -> HospitalParams:
-        return hospital_params(rng)
 
     def perturb(self, params: HospitalParams, rng: random.Random) -> HospitalParams:
         return replace(params, time=rng.choice([t for t in TIMES[::2] if t != params.time]))
@@ -546,10 +521,6 @@ class ChatHospitalRegisterDepartment(_Mini):
             f"在微信医院挂号里给{p.zh}挂一个{dep.zh}的号，{when.zh}，哪位医生都可以。",
         )
 
-    def setup(self, world: Any, params: HospitalParams) -> None:
-        shape_slots(world, params)
-        rich_wallet(world)
-
     def is_successful(self, world: Any, params: HospitalParams) -> bool:
         return _registered(world, params, doctor=False)
 
@@ -557,7 +528,7 @@ class ChatHospitalRegisterDepartment(_Mini):
         yield from register(ui, params)
 
 
-class ChatHospitalRegisterChiefPhysician(_Mini):
+class ChatHospitalRegisterChiefPhysician(_HospitalTask):
     """The chief physician of the department, at the earliest time offered."""
 
     id = "ChatHospitalRegisterChiefPhysician"
@@ -575,10 +546,6 @@ class ChatHospitalRegisterChiefPhysician(_Mini):
             "(WeChat hospital registration).",
             f"在微信医院挂号里给{p.zh}挂{dep.zh}主任医师最早的号。",
         )
-
-    def setup(self, world: Any, params: HospitalParams) -> None:
-        shape_slots(world, params)
-        rich_wallet(world)
 
     def is_successful(self, world: Any, params: HospitalParams) -> bool:
         dep = world.chat.hospital.departments[params.department]

@@ -117,9 +117,8 @@ class ContactsAddContact(_Single):
         yield from add_contact(ui, ui.say(params.person.name), params.person.phone)
 
 
-class PhoneCallContact(_Single):
-    id = "PhoneCallContact"
-    apps = (PHONE,)
+class _PairTask(_Single):
+    """About a target person with a decoy in the contacts; the wrong run swaps them."""
 
     def params(self, rng: random.Random) -> PairParams:
         return _pair(rng)
@@ -127,12 +126,17 @@ class PhoneCallContact(_Single):
     def perturb(self, params: PairParams, rng: random.Random) -> PairParams:
         return params.swapped()
 
+    def setup(self, world: Any, params: PairParams) -> None:
+        _setup_pair(world, params)
+
+
+class PhoneCallContact(_PairTask):
+    id = "PhoneCallContact"
+    apps = (PHONE,)
+
     def instruction(self, params: PairParams) -> Text:
         n = params.target.name
         return Text(f"Call {n.en}.", f"给{n.zh}打电话。")
-
-    def setup(self, world: Any, params: PairParams) -> None:
-        _setup_pair(world, params)
 
     def is_successful(self, world: Any, params: PairParams) -> bool:
         want = digits(params.target.phone)
@@ -174,22 +178,13 @@ class PhoneDialNumber(_Single):
         yield from ui.tap(rid(PHONE, "dialpad_call"), T("Tap Call.", "点击“呼叫”。"))
 
 
-class ContactsDeleteContact(_Single):
+class ContactsDeleteContact(_PairTask):
     id = "ContactsDeleteContact"
     apps = (PHONE,)
-
-    def params(self, rng: random.Random) -> PairParams:
-        return _pair(rng)
-
-    def perturb(self, params: PairParams, rng: random.Random) -> PairParams:
-        return params.swapped()
 
     def instruction(self, params: PairParams) -> Text:
         n = params.target.name
         return Text(f"Delete the contact {n.en}.", f"删除联系人{n.zh}。")
-
-    def setup(self, world: Any, params: PairParams) -> None:
-        _setup_pair(world, params)
 
     def is_successful(self, world: Any, params: PairParams) -> bool:
         others = {p.name.en for p in world.people} | {params.decoy.name.en}
@@ -212,9 +207,8 @@ class SmsParams:
     body: Text
 
 
-class MessagesSendText(_Single):
-    id = "MessagesSendText"
-    apps = (MESSAGES, PHONE)
+class _MessageTask(_Single):
+    """Send a text to a target person with a decoy around; the wrong run messages the decoy."""
 
     def params(self, rng: random.Random) -> SmsParams:
         pair = _pair(rng)
@@ -222,6 +216,11 @@ class MessagesSendText(_Single):
 
     def perturb(self, params: SmsParams, rng: random.Random) -> SmsParams:
         return SmsParams(params.decoy, params.target, params.body)
+
+
+class MessagesSendText(_MessageTask):
+    id = "MessagesSendText"
+    apps = (MESSAGES, PHONE)
 
     def instruction(self, params: SmsParams) -> Text:
         n, b = params.target.name, params.body
@@ -859,16 +858,9 @@ class FilesDeleteFile(_Single):
 # --- Chat -----------------------------------------------------------------------------------------------------
 
 
-class ChatSendMessage(_Single):
+class ChatSendMessage(_MessageTask):
     id = "ChatSendMessage"
     apps = (CHAT,)
-
-    def params(self, rng: random.Random) -> SmsParams:
-        pair = _pair(rng)
-        return SmsParams(pair.target, pair.decoy, rng.choice(content.MESSAGES))
-
-    def perturb(self, params: SmsParams, rng: random.Random) -> SmsParams:
-        return SmsParams(params.decoy, params.target, params.body)
 
     def instruction(self, params: SmsParams) -> Text:
         n, b = params.target.name, params.body
