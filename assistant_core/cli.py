@@ -45,6 +45,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-steps", type=int, default=None, help="step budget (default: settings or the task's)")
     p.add_argument("--answer", action="append", default=[], help="answer for call_user questions, in order")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--adb-host", default="127.0.0.1", help="the adb server for a real phone")
+    p.add_argument("--adb-port", type=int, default=5037, help="the adb server's port (it is never started for you)")
     return p
 
 
@@ -145,7 +147,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _make_device(spec: DeviceSpec, lang: str) -> tuple[Any, Any, Any, Any]:
+def _make_device(spec: DeviceSpec, lang: str, adb_host: str = "127.0.0.1",
+                 adb_port: int = 5037) -> tuple[Any, Any, Any, Any]:
     """(device, world or None, task or None, params or None)."""
     if spec.kind == "sim":
         from harness.phoneworld import SimDevice, World
@@ -161,11 +164,16 @@ def _make_device(spec: DeviceSpec, lang: str) -> tuple[Any, Any, Any, Any]:
             raise UsageError(str(error)) from None
         world, params = make_world(spec.task, spec.seed, lang)
         return SimDevice(world), world, task, params
+    from assistant_core.types import DeviceError
+    from harness.adb import open_device
+    from harness.adbserver import GuardedAdbClient
+
+    client = GuardedAdbClient(host=adb_host, port=adb_port, socket_timeout=10.0)
     try:
-        from harness.adb import AdbDevice  # type: ignore[attr-defined]
-    except ImportError as error:
-        raise UsageError(f"real phones need the ADB device layer, which is not available here ({error})") from None
-    return AdbDevice(spec.serial), None, None, None
+        return open_device(client, spec.serial), None, None, None
+    except (DeviceError, OSError) as error:
+        message = error.message.get(lang) if isinstance(error, DeviceError) else str(error)
+        raise UsageError(f"{spec.serial}: {message}") from None
 
 
 def _make_policy(spec: str, device_spec: DeviceSpec, world: Any, params: Any, lang: str, model: str | None) -> Any:
@@ -217,7 +225,7 @@ def _run(args: argparse.Namespace) -> int:
     from assistant_core.types import ConfirmAnswer
 
     device_spec = parse_device(args.device)
-    device, world, task, params = _make_device(device_spec, args.lang)
+    device, world, task, params = _make_device(device_spec, args.lang, args.adb_host, args.adb_port)
     goal = args.goal.strip()
     if not goal:
         if task is None:

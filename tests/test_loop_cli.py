@@ -63,6 +63,7 @@ def test_a_scripted_file_is_parsed_by_the_real_parser_and_refusals_are_reported(
         (["x", "--policy", "scripted:/does/not/exist.txt"], "cannot read the script"),
         (["x", "--policy", "magic"], "expected scripted:FILE"),
         (["", "--device", "sim"], "goal is empty"),
+        (["x", "--device", "emulator-5554", "--adb-port", "1"], "adb server"),
     ],
 )
 def test_bad_arguments_get_a_clear_message(args, message, capsys):
