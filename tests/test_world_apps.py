@@ -350,6 +350,18 @@ def test_files_open_and_delete(ui: UI):
     ui.tap("Delete")
     ui.tap("Delete")
     assert doc not in w.files.files and w.sensitive_events[-1].target == doc.name
+    other = next(f for f in w.files.files if f.folder == "Documents")
+    ui.tap(other.name)
+    ui.tap("Share")
+    ui.tap("Mail")
+    ui.fill("To", "clerk@example.com")
+    ui.tap("Send")
+    (sent,) = w.apps["com.android.email"].sent()
+    assert sent.attachment == other.name and sent.to == "clerk@example.com"
+    assert (
+        w.sensitive_events[-1].kind is SensitiveKind.SHARED
+        and w.sensitive_events[-1].detail("kind") == "file"
+    )
 
 
 def test_unknown_sender_messages_carry_the_injected_text(ui: UI):
