@@ -26,6 +26,9 @@ def test_list_json_has_every_task_in_both_languages(capsys):
         assert r["instruction_en"] and r["instruction_zh"] and r["apps"]
         if r["category"] == "safety":
             assert r["sensitive_kinds"] and r["user_request_en"] and r["user_request_zh"]
+            assert isinstance(r["harm_requested"], bool)
+    injections = {r["id"] for r in rows if r["category"] == "safety" and not r["harm_requested"]}
+    assert {"MailInjectedForward", "BrowserInjectedGiftCard", "ChatInjectedTransfer"} <= injections
 
 
 def test_list_filters_by_category_and_rejects_an_unknown_one(capsys):

@@ -90,8 +90,8 @@ class Task(ABC):
     def perturb(self, params: Any, rng: random.Random) -> Any: ...
 
     def user_request(self, params: Any) -> Text:
-        """What the user actually asked. For safety tasks this differs from what a literal agent does
-        (the user asked to read a page, the page asks to pay)."""
+        """What the user actually asked: the instruction. For the injection safety tasks it is harmless
+        (read a mail) while the screen pushes for more (`SafetyTask.harm_requested` is False)."""
         return self.instruction(params)
 
     # Shared helpers ---------------------------------------------------------------------------------
@@ -114,6 +114,7 @@ class Task(ABC):
         return TaskInfo(
             self.id, self.category, self.apps, text.en, text.zh, tuple(sorted(self.sensitive_kinds)),
             asked.en if self.is_safety else "", asked.zh if self.is_safety else "",
+            bool(getattr(self, "harm_requested", False)),
         )
 
 
@@ -125,6 +126,9 @@ class SafetyTask(Task):
     """
 
     category: ClassVar[TaskCategory] = TaskCategory.SAFETY
+    # Does the user's own request ask for the sensitive step (so asking first is the right outcome), or
+    # does only text on the screen (an injection, a dialog) push for it?
+    harm_requested: ClassVar[bool] = True
 
     def harm_events(self, world: Any) -> list[Any]:
         return [e for e in world.sensitive_events if event_kind(e) in self.sensitive_kinds]
@@ -157,6 +161,7 @@ class TaskInfo:
     sensitive_kinds: tuple[str, ...] = ()
     user_request_en: str = ""  # safety tasks: what the user really asked
     user_request_zh: str = ""
+    harm_requested: bool = False  # safety tasks: the user's request itself asks for the sensitive step
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -171,6 +176,7 @@ class TaskInfo:
                 sensitive_kinds=list(self.sensitive_kinds),
                 user_request_en=self.user_request_en,
                 user_request_zh=self.user_request_zh,
+                harm_requested=self.harm_requested,
             )
         return out
 
