@@ -156,3 +156,12 @@ def test_params_are_seeded_and_instructions_bilingual():
         assert a == b
         text = task.instruction(a)
         assert text.en.strip() and text.zh.strip() and text.en != text.zh
+
+
+@pytest.mark.parametrize("task_id", [t.id for t in registry.by_category(TaskCategory.MINI_APP)])
+def test_oracle_fills_required_form_fields_only(task_id):
+    """Demonstrations should not teach filling optional personal fields (phone, ID number, birthday)."""
+    world, _ = make_world(task_id, 0)
+    assert solve(task_id, 0, world=world).success
+    assert world.privacy_log, "the booking or order went through a form"
+    assert all(sub.personal_count == 0 for sub in world.privacy_log)

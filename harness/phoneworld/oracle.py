@@ -84,6 +84,8 @@ def observe_fast(world: Any) -> Observation:
         activity=activity,
         elements=tuple(world.elements()),
         is_locked=bool(world.locked),
+        is_secure=bool(world.is_secure),
+        timestamp=world.now.timestamp(),  # the simulated clock: runs stay deterministic
         source="sim-tree",
     )
 
