@@ -8,8 +8,8 @@
 Observation (two round trips, or one while mirroring):
 - one shell call gets `dumpsys window` (foreground, FLAG_SECURE on the focused window, keyguard),
   `dumpsys power` (screen on/off) and the UI tree (`uiautomator dump` + `cat`);
-- the screenshot is the mirror's freshest frame when a Mirror is attached and connected (a frame decoded
-  after the last action), else `exec:screencap -p`, validated as a complete PNG of the screen's size. A
+- the screenshot is the mirror's freshest frame when a Mirror is attached and connected (one decoded at
+  least `mirror_settle_s` after the last action, waiting up to `mirror_wait_s` for it), else `exec:screencap -p`, validated as a complete PNG of the screen's size. A
   hung or truncated capture is retried once; both attempts fit in `capture_budget_s` (5 s), then
   ScreenCaptureError. A black or failed capture on a FLAG_SECURE window gives `is_secure=True` and no
   screenshot: never a black picture passed off as the screen.
@@ -305,7 +305,8 @@ class AdbDevice:
         capture_budget_s: float = 5.0,
         reconnect_grace_s: float = 10.0,
         command_timeout_s: float = 20.0,
-        mirror_wait_s: float = 0.4,
+        mirror_wait_s: float = 0.6,
+        mirror_settle_s: float = 0.15,
     ):
         self.client = client
         self.serial = serial
@@ -317,6 +318,7 @@ class AdbDevice:
         self.reconnect_grace_s = reconnect_grace_s
         self.command_timeout_s = command_timeout_s
         self.mirror_wait_s = mirror_wait_s
+        self.mirror_settle_s = mirror_settle_s
         self.text_entry = TextEntry(self._act_shell, mirror=mirror, sleep=self.clock.sleep)
         self._was_online = False
         self._features: set[str] | None = None
@@ -547,7 +549,9 @@ class AdbDevice:
         mirror = self.mirror
         if mirror is None or not getattr(mirror, "connected", False):
             return None
-        frame = mirror.wait_frame(after=self._last_action_at, timeout=self.mirror_wait_s)
+        # A frame decoded at least `mirror_settle_s` after the last action: frames already in the
+        # pipeline (encoded before the phone reacted) do not count.
+        frame = mirror.wait_frame(after=self._last_action_at + self.mirror_settle_s, timeout=self.mirror_wait_s)
         if frame is None:
             frame = mirror.latest()
             # No new frame since the action: the screen did not change, unless the stream is stale.
@@ -579,6 +583,7 @@ class AdbDevice:
         source = "screencap"
         captured = False
         frame = self._mirror_frame()
+        t_frame = time.perf_counter()
         if frame is not None:
             image = frame.image
             source = "mirror"
@@ -603,7 +608,12 @@ class AdbDevice:
             image = None
         if not captured and not is_secure and state.screen_on:
             raise ScreenCaptureError(TEXT["capture_failed"], detail=self._last_capture_error)
-        self.timings = {"state_tree_s": t1 - t0, "capture_s": t2 - t1, "observe_s": time.perf_counter() - t0}
+        self.timings = {
+            "state_tree_s": t1 - t0,
+            "capture_s": t2 - t1,
+            "frame_wait_s": (t_frame - t1) if frame is not None else 0.0,
+            "observe_s": time.perf_counter() - t0,
+        }
         return Observation(
             width=width,
             height=height,

@@ -18,6 +18,7 @@ module-level `adbutils.adb`, i.e. port 5037).
 
 from __future__ import annotations
 
+import functools
 import logging
 import struct
 import threading
@@ -45,11 +46,13 @@ class MirrorFrame:
     def height(self) -> int:
         return int(self.array.shape[0])
 
-    @property
+    @functools.cached_property
     def image(self):
+        """The frame as a PIL RGB image (converted once, on first use; treat it as read-only)."""
+        import cv2  # muti-scrcpy-client's dependency; cvtColor releases the GIL the decoder thread needs
         from PIL import Image
 
-        return Image.fromarray(self.array[:, :, ::-1].copy(), "RGB")
+        return Image.fromarray(cv2.cvtColor(self.array, cv2.COLOR_BGR2RGB), "RGB")
 
 
 class MirrorError(ConnectionError):

@@ -11,7 +11,9 @@ with it, each packet gets a 12-byte `>QI` pts/flags + size header).
 Video: frames come from the World whenever its screen changes (black for a FLAG_SECURE window, as a real
 phone shows), at most `max_fps`, encoded by PyAV's libx264 (ultrafast, zerolatency, no B-frames). An
 access-unit delimiter follows each frame so a client's parser can hand the frame to its decoder at once
-instead of waiting for the next one. A static screen is re-sent every `repeat_ms` (default 1000 ms).
+instead of waiting for the next one. A static screen is re-sent every `repeat_ms` from a cached YUV frame,
+so a client always gets a frame newer than its last action soon. The real server repeats after 100 ms;
+the simulator defaults to 250 ms to spare a shared CPU (pass repeat_ms=100 for the real rhythm).
 
 Control (client -> phone, big-endian): 0 key (action u8, keycode i32, repeat i32, meta i32), 1 text
 (i32 length + UTF-8; like Android's key map, characters outside ASCII cannot be injected this way),
@@ -76,7 +78,7 @@ class ScrcpyServer:
         self.max_size = int(options.get("max_size", "0") or 0)
         self.max_fps = float(options.get("max_fps", "0") or 0) or 30.0
         self.bit_rate = int(options.get("video_bit_rate", options.get("bit_rate", "8000000")) or 8000000)
-        self.repeat_s = int(options.get("repeat_ms", "1000")) / 1000
+        self.repeat_s = int(options.get("repeat_ms", "250")) / 1000
         self.control_enabled = _bool(options, "control", True)
         self.video_enabled = _bool(options, "video", True)
         self.frame_meta = _bool(options, "send_frame_meta", True)
@@ -204,26 +206,28 @@ class ScrcpyServer:
         last_key: int | None = None
         last_array: np.ndarray | None = None
         last_sent = 0.0
+        yuv = None
         interval = 1.0 / self.max_fps
         while not io.cancelled() and not self._stop.is_set() and not video.closed:
             with self.phone.lock:
                 key = hash((self.phone.world.version, self.phone.faults.secure.value, self.phone.world.screen_on))
             now = time.monotonic()
-            if key == last_key and now - last_sent < self.repeat_s:
-                time.sleep(min(interval, 0.02))
-                continue
-            key, array = self._frame_array()
-            changed = last_array is None or not np.array_equal(array, last_array)
-            if not changed and now - last_sent < self.repeat_s:
+            due = now - last_sent >= self.repeat_s
+            if key != last_key:
+                key, array = self._frame_array()
                 last_key = key
-                time.sleep(min(interval, 0.02))
+                if last_array is None or not np.array_equal(array, last_array):
+                    yuv = av.VideoFrame.from_ndarray(array, format="rgb24").reformat(format="yuv420p")
+                    last_array = array
+                    due = True
+            if not due or yuv is None:
+                time.sleep(min(interval, 0.01))
                 continue
-            frame = av.VideoFrame.from_ndarray(array, format="rgb24")
             pts = int((now - start) * 1_000_000)
-            frame.pts = pts
-            for packet in codec.encode(frame):
+            yuv.pts = pts
+            for packet in codec.encode(yuv):
                 self._send_packet(video, bytes(packet), pts, bool(packet.is_keyframe))
-            last_key, last_array, last_sent = key, array, now
+            last_sent = now
             self.frames_sent += 1
             spare = interval - (time.monotonic() - now)
             if spare > 0:
