@@ -169,6 +169,7 @@ class LocalPolicy:
         self.threads = threads
         self.logits_processors = tuple(logits_processors)  # injected decoding constraints (scripted runs)
         self._lock = threading.Lock()
+        self._generate_lock = threading.Lock()  # one generation at a time on one model
         self._model: Any = None
         self._processor: Any = None
         self.load_seconds: float | None = None
@@ -356,21 +357,23 @@ class LocalPolicy:
                                       "top_p": None, "top_k": None, "streamer": streamer}
         if min_new_tokens:
             gen_kwargs["min_new_tokens"] = min_new_tokens
-        if self.logits_processors:
-            for processor_ in self.logits_processors:
-                reset = getattr(processor_, "reset", None)
-                if callable(reset):
-                    reset(prompt_tokens)
-            gen_kwargs["logits_processor"] = LogitsProcessorList(self.logits_processors)
         on_cuda = str(model.device).startswith("cuda")
-        if on_cuda:
-            torch.cuda.reset_peak_memory_stats()
-        t1 = time.perf_counter()
-        try:
-            with torch.inference_mode():
-                output = model.generate(**inputs, **gen_kwargs)
-        except torch.cuda.OutOfMemoryError as error:
-            raise unavailable("out_of_memory", detail=str(error)[:200]) from error
+        with self._generate_lock:
+            t1 = time.perf_counter()
+            if self.logits_processors:
+                for processor_ in self.logits_processors:
+                    reset = getattr(processor_, "reset", None)
+                    if callable(reset):
+                        reset(prompt_tokens)
+                gen_kwargs["logits_processor"] = LogitsProcessorList(self.logits_processors)
+            if on_cuda:
+                torch.cuda.reset_peak_memory_stats()
+            try:
+                with torch.inference_mode():
+                    output = model.generate(**inputs, **gen_kwargs)
+            except torch.cuda.OutOfMemoryError as error:
+                raise unavailable("out_of_memory", detail=str(error)[:200]) from error
+            peak = torch.cuda.max_memory_allocated() / 2**30 if on_cuda else None
         t2 = time.perf_counter()
         new_ids = output[0][prompt_tokens:]
         eos = model.generation_config.eos_token_id
@@ -379,7 +382,6 @@ class LocalPolicy:
         finish = "length" if n >= limit and (n == 0 or int(new_ids[-1]) not in eos_ids) else "stop"
         text = processor.tokenizer.decode(new_ids, skip_special_tokens=True)
         first = streamer.first_token_at or t2
-        peak = torch.cuda.max_memory_allocated() / 2**30 if on_cuda else None
         return Generation(text=text, prompt_tokens=prompt_tokens, visual_tokens=visual_tokens, decode_tokens=n,
                           preprocess_s=t1 - t0, prefill_s=first - t1, decode_s=t2 - first, finish_reason=finish,
                           peak_vram_gb=peak)
