@@ -50,13 +50,17 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=15)
     args = ap.parse_args()
     n = args.repeats
-    server = AdbServer().start()
     port = free_port()
     root = Path(__file__).resolve().parents[1]
-    phone_proc = subprocess.Popen(
-        [sys.executable, "-m", "app.cli", "world", "serve", "--port", str(port)],
-        cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
+    server = AdbServer().start()
+    try:
+        phone_proc = subprocess.Popen(
+            [sys.executable, "-m", "app.cli", "world", "serve", "--port", str(port)],
+            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )
+    except OSError:
+        server.stop()
+        raise
     address = f"127.0.0.1:{port}"
     try:
         phone_proc.stdout.readline()  # "PhoneWorld-lite ... listening on ..."

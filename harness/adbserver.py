@@ -133,7 +133,9 @@ class AdbServer:
                 return self
             except (AdbError, OSError):
                 if self.proc.poll() is not None:
-                    raise RuntimeError(f"adb server exited with {self.proc.returncode}: {self.read_log()[-2000:]}") from None
+                    message = f"adb server exited with {self.proc.returncode}: {self.read_log()[-2000:]}"
+                    self.stop()
+                    raise RuntimeError(message) from None
                 if time.monotonic() > deadline:
                     self.stop()
                     raise TimeoutError(f"adb server did not answer on port {self.port}") from None
@@ -149,7 +151,10 @@ class AdbServer:
         return GuardedAdbClient(self.host, self.port, socket_timeout=socket_timeout)
 
     def cli(self, *args: str, timeout: float = 30.0, input: bytes | None = None) -> subprocess.CompletedProcess:
-        """Run the real `adb` command-line client against this server: `cli("devices")`."""
+        """Run the real `adb` command-line client against this server: `cli("devices")`. Refused when the
+        server is not running (the adb CLI would otherwise start a daemon of its own on this port)."""
+        if not self.running:
+            raise RuntimeError("the private adb server is not running")
         return subprocess.run(
             [self.adb_path, "-P", str(self.port), *args],
             env=self.env(),

@@ -121,3 +121,40 @@ def test_devices_commands_explain_a_missing_server(capsys):
     assert devices_cli.main(["--adb-port", str(free_port()), "--lang", "zh", "list"]) == 1
     assert "adb 服务" in capsys.readouterr().err
     assert devices_cli.main(["bogus"]) == 2
+
+
+def test_system_commands_answer_from_the_world(adb_server, sim_phone):
+    def sh(cmd: str) -> str:
+        return adb(adb_server, sim_phone, "shell", cmd).stdout.decode()
+
+    assert sh("wm size").strip() == "Physical size: 1080x2400"
+    assert sh("getprop ro.build.version.sdk").strip() == "34"
+    assert sh("settings put global airplane_mode_on 1; settings get global airplane_mode_on").strip() == "1"
+    assert sim_phone.world.settings_get("global", "airplane_mode_on") == "1"
+    with sim_phone.lock:
+        sim_phone.world.notify("com.android.messaging", "Li Wei", "见面 at 5")
+    assert "android.text=String (见面 at 5)" in sh("dumpsys notification")
+    assert "com.android.deskclock.ALARM_ALERT" in sh("dumpsys alarm")
+    assert "package:com.android.settings" in sh("pm list packages").splitlines()
+    r = adb(adb_server, sim_phone, "shell", "am start -n com.nope/.Main")
+    assert r.returncode == 1 and b"does not exist" in r.stderr
+    r = adb(adb_server, sim_phone, "shell", "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1")
+    assert r.returncode == 0 and sim_phone.world.foreground[0] == "com.android.settings"
+    assert sh("ime set com.android.adbkeyboard/.AdbIME").startswith("Unknown input method")  # not enabled yet
+    sh("ime enable com.android.adbkeyboard/.AdbIME")
+    assert "selected" in sh("ime set com.android.adbkeyboard/.AdbIME")
+    assert sh("settings get secure default_input_method").strip() == "com.android.adbkeyboard/.AdbIME"
+
+
+def test_a_stopped_adb_server_leaves_no_process(tmp_path):
+    import os
+    from pathlib import Path
+
+    from harness.adbserver import AdbServer
+
+    server = AdbServer(home=tmp_path).start()
+    pid = server.proc.pid
+    assert server.cli("devices").returncode == 0
+    server.stop()
+    status = f"/proc/{pid}/status"
+    assert not os.path.exists(status) or "zombie" in Path(status).read_text().lower()

@@ -273,6 +273,8 @@ class SimPhone:
             "input_method": self._dumpsys_input_method,
             "package": self._dumpsys_package,
             "battery": self._dumpsys_battery,
+            "notification": self._dumpsys_notification,
+            "alarm": self._dumpsys_alarm,
             "SurfaceFlinger": lambda a: "Display 0 (HWC display 0): port=0 pnpId=PWL displayName=\"Built-in Screen\"\n",
         }
         maker = makers.get(service)
@@ -379,6 +381,27 @@ class SimPhone:
             if activity:
                 out.append(f"    mainActivity={pkg}/{activity}")
         return "\n".join(out) + "\n"
+
+    def _dumpsys_notification(self, args: list[str]) -> str:
+        lines = ["Current Notification Manager state:", "  Notification List:"]
+        for n in getattr(self.world, "notifications", []):
+            lines += [
+                f"    NotificationRecord(0x{n.id:08x}: pkg={n.package} user=UserHandle{{0}} id={n.id} tag=null importance=3)",
+                f"      android.title=String ({n.title})",
+                f"      android.text=String ({n.text})",
+            ]
+        return "\n".join(lines) + "\n"
+
+    def _dumpsys_alarm(self, args: list[str]) -> str:
+        lines = ["Current Alarm Manager state:", "  Pending alarm batches:"]
+        clock = self.world.apps.get("com.android.deskclock")
+        for alarm in getattr(getattr(clock, "state", None), "alarms", []):
+            if getattr(alarm, "enabled", False):
+                lines.append(
+                    f"    RTC_WAKEUP #{alarm.id}: Alarm{{ type 0 origWhen {alarm.time} com.android.deskclock }}"
+                    f" tag=*walarm*:com.android.deskclock.ALARM_ALERT label={getattr(alarm, 'label', '')}"
+                )
+        return "\n".join(lines) + "\n"
 
     def _dumpsys_battery(self, args: list[str]) -> str:
         level = getattr(self.world.sys, "battery", 80)
