@@ -14,7 +14,9 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -54,6 +56,18 @@ class GuardedAdbClient(adbutils.AdbClient):
         if timeout:
             conn.conn.settimeout(timeout)
         return conn
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """Linux: the adb server gets SIGTERM when the process that started it dies (no orphans after a
+    killed test run or a crashed app)."""
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
 
 
 def bundled_adb() -> str:
@@ -122,6 +136,10 @@ class AdbServer:
             stdin=subprocess.DEVNULL,
             stdout=logfile,
             stderr=subprocess.STDOUT,
+            # PR_SET_PDEATHSIG follows the starting *thread*: only tie the server to a main-thread start.
+            preexec_fn=_die_with_parent
+            if sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread()
+            else None,
         )
         logfile.close()
         deadline = time.monotonic() + timeout
