@@ -135,3 +135,40 @@ def test_a_crashed_foreground_app_shows_its_dialog(adb_device, sim_phone):
     obs = adb_device.observe()
     assert obs.foreground != "com.android.settings"
     assert any("stopped" in e.label for e in obs.elements)
+
+
+def test_a_dropped_connection_comes_back_by_itself(adb_server, sim_phone):
+    device = AdbDevice(adb_server.client(), sim_phone.address, reconnect_grace_s=8.0)
+    device.observe()
+    sim_phone.adbd.drop_connections()  # Wi-Fi blinked: adb reconnects on its own
+    assert device.observe().foreground == "com.android.launcher3"
+    assert adb_server.wait_state(sim_phone.address) == "device"
+
+
+def test_no_phone_and_listing(adb_server):
+    from assistant_core.types import NoDeviceError
+    from harness.adb import list_devices
+
+    client = adb_server.client()
+    assert "127.0.0.1:9" not in [d.serial for d in list_devices(client)]
+    with pytest.raises(NoDeviceError) as err:
+        open_device(client, "127.0.0.1:9", wait_s=0.3)
+    assert "No phone is connected" in err.value.message.en and "没有连接手机" in err.value.message.zh
+
+
+def test_listing_tells_usb_from_wifi():
+    from adbutils import AdbDeviceInfo
+
+    from harness.adb import list_devices
+
+    class Client:
+        def list(self, extended=False):
+            return [
+                AdbDeviceInfo("R58M123ABC", "device", {"model": "SM_G973F", "product": "beyond1"}),
+                AdbDeviceInfo("192.168.1.20:5555", "offline", {}),
+                AdbDeviceInfo("adb-R58M123ABC-xyz._adb-tls-connect._tcp", "unauthorized", {}),
+            ]
+
+    devices = list_devices(Client())
+    assert [(d.transport, d.state) for d in devices] == [("usb", "device"), ("tcp", "offline"), ("tcp", "unauthorized")]
+    assert devices[0].model == "SM_G973F"
