@@ -23,7 +23,8 @@ from typing import Any, TypeVar
 from training.errors import ConfigError
 
 # The LoRA targets: the language model's attention and MLP projections (the vision tower stays frozen).
-DEFAULT_LORA_TARGETS = r".*language_model.*\.(q_proj|k_proj|v_proj|o_proj|gate_proj|up_proj|down_proj)"
+DEFAULT_LORA_TARGETS = (r".*language_model.*\.(q_proj|k_proj|v_proj|o_proj|gate_proj|up_proj|down_proj"
+                        r"|in_proj_qkv|in_proj_z|out_proj)")
 
 CATEGORIES = ("single_app", "cross_app", "mini_app", "safety")
 
@@ -41,7 +42,9 @@ class SftConfig:
     lora_alpha: int = 32
     lora_dropout: float = 0.0
     lora_targets: str = DEFAULT_LORA_TARGETS
+    lora_modules_to_save: tuple[str, ...] = ()  # small modules trained in full (e.g. "language_model.norm")
     learning_rate: float = 2e-4
+    lr_scheduler: str = "linear"
     max_steps: int = 200
     batch_size: int = 1
     grad_accum: int = 1
@@ -76,10 +79,14 @@ class RlConfig:
     seeds: tuple[int, ...] = tuple(range(100, 132))  # training seeds (evaluation uses others)
     language: str = "en"  # en | zh | mixed
     num_examples: int = 64  # rows drawn for the training set by the mix
+    allowed_apps: tuple[str, ...] = ()  # the caregiver's allowed packages inside rollouts; empty = all installed
+    max_pixels: int = 0  # first screenshot's pixel budget; 0 = the profile's
+    profile: str = "phonebuddy-4b"
     quantization: str = "auto"
     lora_r: int = 16
     lora_alpha: int = 32
     lora_targets: str = DEFAULT_LORA_TARGETS
+    lora_modules_to_save: tuple[str, ...] = ()
     learning_rate: float = 1e-5
     max_steps: int = 50
     batch_size: int = 4
@@ -129,6 +136,9 @@ class EvalConfig:
     model: str = ""  # local: model folder; remote: model name
     adapter: str = ""  # local: LoRA adapter folder
     endpoint: str = ""  # remote: OpenAI-compatible base URL
+    profile: str = "phonebuddy-4b"
+    max_pixels: int = 0  # screenshot pixel budget for model policies; 0 = the profile's
+    max_new_tokens: int = 0  # 0 = the profile's
     tasks: tuple[str, ...] = ()
     categories: tuple[str, ...] = CATEGORIES
     seeds: tuple[int, ...] = (0, 1)  # held out from training (RL uses 100+ by default)

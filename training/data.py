@@ -1,0 +1,283 @@
+"""SFT examples in exactly the policy's prompt and reply format, written as a `datasets` dataset.
+
+One example is one step: the request the policy runtime would send for that step (built by the same
+`assistant_core.policy.prompt.build_prompt`, so the same system prompt, the same JPEG-round-tripped and
+size-capped screenshot, the same text history of earlier steps) and the reply the model should give
+(``<think>\\n{thought}\\n</think>\\n<tool_call>\\n{"name": ..., "arguments": {...}}\\n</tool_call>``,
+coordinates on the model's 0-1000 grid). `reply_text` writes a step back in the model's own tool
+format; the tests check that `parse_reply` reads every reply back to the same Action.
+
+Sources:
+- `oracle_examples(tasks, seeds, languages)`: PhoneWorld-lite oracle runs (only runs the verifier
+  passes; safety tasks are skipped, since their oracle plays the naive agent a gate must stop).
+- `history_examples(path)`: a JSON-lines export from the history store
+  (`HistoryStore.export_training`, which refuses without the user's consent). Only executed steps of
+  runs that finished (and were not found unverified) are used; refused steps are never trained on.
+  The export carries no screenshots: a line's `screenshot` (base64 PNG/JPEG) is used when present,
+  else a black frame of `width` x `height` (default 1080 x 2400), as the runtime does when capture fails.
+
+`dedupe` drops repeats (same prompt text, same image bytes, same reply). `split_by_task` holds whole
+tasks out for evaluation, so no evaluation task leaks into training. `write_dataset` saves a
+`DatasetDict` (train / eval) with an `images` column of PIL images, atomically.
+
+Stored rows are prompt-completion conversations for trl: `prompt` = the policy's messages with the
+screenshot replaced by an image placeholder (`{"type": "image"}`) and the system text as one text part
+(the chat template renders both forms identically), `completion` = one assistant message,
+`images` = [screenshot]; plus `task`, `seed`, `step`, `language`, `source` and `key` columns.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+import logging
+import random
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assistant_core.types import Action, ActionKind, Observation, Step
+from training.errors import EmptyDatasetError, TrainingError
+from training.runs import FreeBytes, atomic_dir, disk_free_bytes, write_json_atomic
+
+log = logging.getLogger(__name__)
+
+DATASET_MANIFEST = "phonebuddy_dataset.json"
+DEFAULT_PROFILE = "phonebuddy-4b"
+# open_app / close_app: the tool schema in the prompt names the argument "package".
+_APP_ARG = "package"
+
+
+@dataclass(frozen=True, eq=False)
+class SftExample:
+    """One training step: the policy's request (messages with the image object) and the wanted reply."""
+
+    task: str
+    seed: int
+    step: int
+    language: str
+    source: str  # "oracle" | "history"
+    messages: tuple[dict[str, Any], ...]  # ChatPrompt.hf_messages(): system + user (with the PIL image)
+    reply: str
+    image: Any  # PIL.Image, the screenshot as the model sees it
+
+    @property
+    def key(self) -> str:
+        """Identity for de-duplication: prompt text, image bytes and reply."""
+        h = hashlib.sha256()
+        for message in self.messages:
+            content = message["content"]
+            parts = content if isinstance(content, list) else [{"type": "text", "text": content}]
+            for part in parts:
+                h.update(part.get("text", "<image>").encode("utf-8") if part.get("type") == "text" else b"<image>")
+        h.update(self.image.tobytes() if self.image is not None else b"")
+        h.update(self.reply.encode("utf-8"))
+        return h.hexdigest()[:32]
+
+    def to_row(self) -> dict[str, Any]:
+        return {
+            "prompt": storable_messages(self.messages),
+            "completion": [{"role": "assistant", "content": [{"type": "text", "text": self.reply}]}],
+            "images": [self.image],
+            "task": self.task,
+            "seed": self.seed,
+            "step": self.step,
+            "language": self.language,
+            "source": self.source,
+            "key": self.key,
+        }
+
+
+def storable_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The policy's messages as arrow can store them: list contents, the image as a placeholder."""
+    out = []
+    for message in messages:
+        content = message["content"]
+        if isinstance(content, str):
+            parts = [{"type": "text", "text": content}]
+        else:
+            parts = [{"type": "image"} if part.get("type") == "image" else {"type": "text", "text": part["text"]}
+                     for part in content]
+        out.append({"role": message["role"], "content": parts})
+    return out
+
+
+def reply_text(thought: str, action: Action, width: int, height: int, profile: str = DEFAULT_PROFILE) -> str:
+    """The reply the model gives for `action`: its thought, then one tool call in its own format."""
+    from assistant_core.policy.profiles import Dialect, get_profile
+    from assistant_core.policy.prompt import phonebuddy_call
+
+    prof = get_profile(profile)
+    if prof.dialect is not Dialect.PHONEBUDDY:
+        raise TrainingError(f"SFT replies are written in the PhoneBuddy tool format; profile {prof.name} "
+                            f"speaks {prof.dialect}")
+    call = phonebuddy_call(action, width, height, prof.grid)
+    name, _, rest = call.partition("(")
+    arguments = json.loads(rest[:-1])
+    if action.kind in (ActionKind.OPEN_APP, ActionKind.CLOSE_APP) and "app" in arguments:
+        arguments = {_APP_ARG: arguments.pop("app"), **arguments}
+    body = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+    return f"<think>\n{thought.strip()}\n</think>\n<tool_call>\n{body}\n</tool_call>"
+
+
+def examples_from_steps(task: str, seed: int, language: str, source: str, goal: str,
+                        steps: Iterable[tuple[Observation, Action, str]],
+                        profile: str = DEFAULT_PROFILE, max_pixels: int | None = None) -> list[SftExample]:
+    """One example per (observation, action, thought), each with the text history of the steps before."""
+    from assistant_core.policy.prompt import build_prompt
+
+    examples: list[SftExample] = []
+    history: list[Step] = []
+    for index, (observation, action, thought) in enumerate(steps):
+        prompt = build_prompt(goal, observation, history, profile, lang=language, max_pixels=max_pixels)
+        image = prompt.image.image if prompt.image is not None else None
+        reply = reply_text(thought, action, observation.width, observation.height, profile)
+        examples.append(SftExample(task, seed, index, language, source, tuple(prompt.hf_messages()), reply, image))
+        history.append(Step(index=index, action=action, thought=thought, executed=True,
+                            foreground=observation.foreground))
+    return examples
+
+
+def oracle_examples(tasks: Sequence[Any], seeds: Sequence[int], languages: Sequence[str] = ("en",), *,
+                    profile: str = DEFAULT_PROFILE, max_pixels: int | None = None) -> Iterator[SftExample]:
+    """Examples from oracle runs of `tasks` (Task objects or ids) for every seed and language."""
+    from harness.phoneworld.oracle import iter_solve
+    from harness.phoneworld.tasks import registry
+    from harness.phoneworld.tasks.episode import TaskWorld
+
+    for task in tasks:
+        task = registry.get(task) if isinstance(task, str) else task
+        if task.is_safety:
+            log.info("skipping safety task %s: its oracle is the naive agent", task.id)
+            continue
+        for seed in seeds:
+            for lang in languages:
+                world = TaskWorld(task, seed=seed, language=lang)
+                gen = iter_solve(task.id, seed, lang, world=world, params=world.task_params, screenshots=True)
+                steps = []
+                while True:
+                    try:
+                        s = next(gen)
+                    except StopIteration as stop:
+                        trajectory = stop.value
+                        break
+                    steps.append((s.observation, s.action, s.thought))
+                if not trajectory.success:
+                    log.warning("oracle failed %s seed %s (%s): not used", task.id, seed, trajectory.error)
+                    continue
+                goal = task.instruction(world.task_params).get(lang)
+                yield from examples_from_steps(task.id, seed, lang, "oracle", goal, steps, profile, max_pixels)
+
+
+def history_examples(path: str | Path, *, profile: str = DEFAULT_PROFILE, max_pixels: int | None = None,
+                     only_verified: bool = True) -> Iterator[SftExample]:
+    """Examples from a consented history export (JSON lines, one step a line; see module docstring)."""
+    from PIL import Image
+
+    runs: dict[int, list[dict[str, Any]]] = {}
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise EmptyDatasetError(f"history export not found: {path}") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+            runs.setdefault(int(row["run_id"]), []).append(row)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise TrainingError(f"{path}:{number}: not a history export line ({exc})") from None
+    for run_id, rows in sorted(runs.items()):
+        first = rows[0]
+        if first.get("outcome") != "finished" or (only_verified and first.get("verification") == "not_verified"):
+            continue
+        steps = []
+        for row in sorted(rows, key=lambda r: r["step"]):
+            if not row.get("executed") or row.get("verdict") == "deny":
+                continue
+            width, height = int(row.get("width", 1080)), int(row.get("height", 2400))
+            image = _decode_image(row.get("screenshot")) or Image.new("RGB", (width, height))
+            obs = Observation(width=width, height=height, foreground=row.get("foreground", ""), screenshot=image)
+            steps.append((obs, Action.from_dict(row["action"]), row.get("thought", "")))
+        if steps:
+            yield from examples_from_steps(f"history-run-{run_id}", run_id, first.get("lang", "en"), "history",
+                                           first["goal"], steps, profile, max_pixels)
+
+
+def _decode_image(data: str | None) -> Any:
+    if not data:
+        return None
+    from PIL import Image
+
+    image = Image.open(io.BytesIO(base64.b64decode(data)))
+    image.load()
+    return image.convert("RGB")
+
+
+def dedupe(examples: Iterable[SftExample]) -> list[SftExample]:
+    seen: set[str] = set()
+    out = []
+    for example in examples:
+        key = example.key
+        if key not in seen:
+            seen.add(key)
+            out.append(example)
+    return out
+
+
+def split_by_task(examples: Sequence[SftExample], *, eval_tasks: Sequence[str] = (), eval_fraction: float = 0.0,
+                  seed: int = 0) -> tuple[list[SftExample], list[SftExample]]:
+    """(train, eval) with every task wholly on one side: `eval_tasks` named, or a seeded fraction of tasks."""
+    tasks = sorted({e.task for e in examples})
+    held = set(eval_tasks)
+    if not held and eval_fraction > 0 and len(tasks) > 1:
+        count = max(1, round(eval_fraction * len(tasks)))
+        held = set(random.Random(seed).sample(tasks, min(count, len(tasks) - 1)))
+    return [e for e in examples if e.task not in held], [e for e in examples if e.task in held]
+
+
+def write_dataset(out_dir: str | Path, train: Sequence[SftExample], evaluation: Sequence[SftExample] = (), *,
+                  free_bytes: FreeBytes = disk_free_bytes, min_free_mb: int = 64,
+                  extra: dict[str, Any] | None = None) -> Path:
+    """Save train/eval as a DatasetDict (with images) in `out_dir`, all or nothing."""
+    if not train:
+        raise EmptyDatasetError("no training examples to write: choose tasks whose oracle succeeds, or a history "
+                                "export with finished, consented runs")
+    from datasets import Dataset, DatasetDict, Features, Image, List, Value
+
+    message = {"role": Value("string"), "content": List({"type": Value("string"), "text": Value("string")})}
+    features = Features({
+        "prompt": List(message), "completion": List(message), "images": List(Image()),
+        "task": Value("string"), "seed": Value("int64"), "step": Value("int64"), "language": Value("string"),
+        "source": Value("string"), "key": Value("string"),
+    })
+    splits = {"train": Dataset.from_list([e.to_row() for e in train], features=features)}
+    if evaluation:
+        splits["eval"] = Dataset.from_list([e.to_row() for e in evaluation], features=features)
+    out = Path(out_dir)
+    with atomic_dir(out, need_bytes=min_free_mb * 2**20, free_bytes=free_bytes, what="write the dataset") as tmp:
+        DatasetDict(splits).save_to_disk(str(tmp))
+        write_json_atomic(tmp / DATASET_MANIFEST, {
+            "train": len(train), "eval": len(evaluation),
+            "train_tasks": sorted({e.task for e in train}), "eval_tasks": sorted({e.task for e in evaluation}),
+            "sources": sorted({e.source for e in [*train, *evaluation]}), **(extra or {}),
+        })
+    log.info("wrote %d train and %d eval examples to %s", len(train), len(evaluation), out)
+    return out
+
+
+def load_sft_dataset(path: str | Path) -> Any:
+    """The DatasetDict written by `write_dataset`; EmptyDatasetError when it is missing or empty."""
+    path = Path(path)
+    if not (path / DATASET_MANIFEST).is_file():
+        raise EmptyDatasetError(f"no dataset at {path}: build one with `phonebuddy train data ...`")
+    from datasets import load_from_disk
+
+    data = load_from_disk(str(path))
+    if "train" not in data or len(data["train"]) == 0:
+        raise EmptyDatasetError(f"the dataset at {path} has no training examples")
+    return data

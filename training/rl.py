@@ -1,0 +1,547 @@
+"""GRPO on PhoneWorld-lite with trl: multi-turn rollouts through tools that are our Action kinds.
+
+    result = run_rl(RlConfig(base_model=folder, adapter=sft_adapter, mix={"single_app": .5, "cross_app": .5}))
+
+The environment (`PhoneWorldEnv`, one per rollout, made by trl's `environment_factory`):
+- `reset(task=, seed=, language=)` builds the task's episode world (`TaskWorld`) on an in-process
+  `SimDevice`. The dataset row's prompt is the policy's own first-step request (`build_prompt`, the
+  same system prompt, screenshot and instruction as the runtime), so rollouts start where the app
+  starts. (trl also renders the tool schemas into a system block; the runtime prompt lists the same
+  tools inside the user message.)
+- Its public methods are the PhoneBuddy tools, one per Action kind, with the tool schema's argument
+  names (`click(points)`, `type(text)`, `button_press(type)`, `open_app(package)`, `wait(time)`, ...).
+  Each call is turned into an Action by the policy's own parser (`parse_reply` on the call written as a
+  ``<tool_call>``), so coordinates map from the 0-1000 grid exactly as at run time.
+- Every action passes the app's `SafetyGate` with a caregiver context (allowed apps: `allowed_apps`,
+  or every installed app). DENY: nothing happens and the tool's reply is the gate's reason. CONFIRM:
+  the simulated user answers as in evaluation (yes on ordinary tasks, no on safety tasks, whose risky
+  step was planted, not asked), and a "no" is the reply. ALLOW: the action runs and the reply is the
+  new screenshot (scaled by `screenshot_scale`) and the foreground app.
+- `finish` ends the episode; later calls are answered "the episode is over".
+- `get_reward()` is the task's verifier over the end state: 1.0 on success, else 0.0 (safety tasks:
+  1.0 only when no harm happened and the gate stopped the risky step). A small format reward
+  (`format_reward` x the share of assistant turns that made a well-formed tool call) is added.
+
+Task mix: rows are drawn per category with the `mix` weights (the paper's Real+Mock mix becomes a
+category mix here), from training seeds (`seeds`, default 100-131) that evaluation does not use.
+Generation: vLLM (colocated) when installed and CUDA is present (`vllm="auto"`), else transformers.
+Scaling out: the trainer runs on accelerate, so `accelerate launch -m training.cli rl CONFIG` on a
+multi-GPU machine needs no code change (see configs/accelerate_multi_gpu.yaml).
+Replies are parsed with the JSON-in-<tool_call> response template (PhoneBuddy's format), whatever the
+base model's chat template renders.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import random
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from assistant_core.i18n import Catalog
+from assistant_core.types import Action, ActionKind, ConfirmAnswer, Observation, Verdict
+from training.config import RlConfig, config_to_dict
+from training.errors import EmptyDatasetError, TrainingError
+from training.runs import (
+    MANIFEST,
+    FreeBytes,
+    RunFolder,
+    atomic_dir,
+    check_free_space,
+    disk_free_bytes,
+    write_json_atomic,
+)
+
+log = logging.getLogger(__name__)
+
+# What the environment says back to the model. The model reads English tool replies in either run
+# language (the runtime's feedback notes follow the prompt language; these are bilingual for logs).
+MSG = Catalog(
+    "training_env",
+    {
+        "denied": ("Refused by the safety gate: {reason}", "安全检查拒绝了这个操作：{reason}"),
+        "declined": ("The user said no: {reason}", "用户拒绝了：{reason}"),
+        "done": ("Done. Foreground app: {app}.", "已执行。当前应用：{app}。"),
+        "said": ("Said to the user: {text}", "已告诉用户：{text}"),
+        "asked": ("The user did not answer.", "用户没有回答。"),
+        "finished": ("The episode is finished.", "本轮任务已结束。"),
+        "over": ("The episode is over; no more actions are taken.", "本轮任务已经结束，不再执行操作。"),
+        "invalid": ("That call could not be used: {error}", "这个调用无法执行：{error}"),
+        "failed": ("The phone could not do that: {error}", "手机无法执行：{error}"),
+    },
+)
+
+
+@dataclass
+class EnvTrace:
+    """What happened in one rollout (for tests and logs): actions with the gate's verdicts."""
+
+    task: str = ""
+    seed: int = 0
+    actions: list[Action] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    replies: list[str] = field(default_factory=list)
+
+
+@dataclass
+class EnvSettings:
+    """What every environment of a run shares (injected into the factory)."""
+
+    profile: str = "phonebuddy-4b"
+    screenshot_scale: float = 0.25
+    allowed_apps: tuple[str, ...] = ()
+    screenshots: bool = True
+    tool_lang: str = "en"
+    extra_tasks: dict[str, Any] = field(default_factory=dict)  # task id -> Task not in the registry (tests)
+    traces: list[EnvTrace] | None = None  # when a list, every rollout's trace is appended (tests, logs)
+
+    def task(self, task_id: str) -> Any:
+        if task_id in self.extra_tasks:
+            return self.extra_tasks[task_id]
+        from harness.phoneworld.tasks import registry
+
+        return registry.get(task_id)
+
+
+class PhoneWorldEnv:
+    """One rollout's phone for trl's GRPO tool loop (see the module docstring)."""
+
+    def __init__(self, settings: EnvSettings | None = None):
+        self.settings = settings or EnvSettings()
+        self.task: Any = None
+        self.world: Any = None
+        self.device: Any = None
+        self.context: Any = None
+        self.language = "en"
+        self.finished = False
+        self.trace = EnvTrace()
+        from assistant_core.safety import SafetyGate
+
+        self._gate = SafetyGate()
+
+    # --- trl's environment contract --------------------------------------------------------------
+
+    def reset(self, *, task: str = "", seed: int = 0, language: str = "en", **_: Any) -> None:
+        """Start the episode of `task` at `seed`. The prompt comes from the dataset row, so nothing is added."""
+        from harness.phoneworld import SimDevice
+        from harness.phoneworld.tasks.episode import TaskWorld
+        from training.evaluate import gate_context
+
+        self.task = self.settings.task(task)
+        self.language = language
+        self.world = TaskWorld(self.task, seed=int(seed), language=language)
+        self.device = SimDevice(self.world, screenshots=self.settings.screenshots, ui_xml=False)
+        context = gate_context(self.world, language)
+        if self.settings.allowed_apps:
+            from dataclasses import replace
+
+            context = replace(context, allowed_apps=frozenset(self.settings.allowed_apps))
+        self.context = context
+        self.finished = False
+        self.trace = EnvTrace(task=self.task.id, seed=int(seed))
+        if self.settings.traces is not None:
+            self.settings.traces.append(self.trace)
+        return None
+
+    def get_reward(self) -> float:
+        """1.0 when the task's verifier passes on the end state (safety: no harm and the gate stopped it)."""
+        if self.world is None:
+            return 0.0
+        ok = bool(self.task.is_successful(self.world, self.world.task_params))
+        if self.task.is_safety:
+            stopped = any(v is not Verdict.ALLOW for v in self.trace.verdicts)
+            ok = ok and stopped
+        return 1.0 if ok else 0.0
+
+    # --- the tools: one per Action kind, PhoneBuddy's names and argument names ------------------
+
+    def click(self, points: list) -> list | str:
+        """Click on a point of the screen.
+
+        Args:
+            points: A list with one point [[x, y]] on the 0-1000 grid.
+        """
+        return self._call("click", {"points": points})
+
+    def double_click(self, points: list) -> list | str:
+        """Double-click on a point of the screen.
+
+        Args:
+            points: A list with one point [[x, y]] on the 0-1000 grid.
+        """
+        return self._call("double_click", {"points": points})
+
+    def long_press(self, points: list, duration: int = 800) -> list | str:
+        """Long-press on a point of the screen.
+
+        Args:
+            points: A list with one point [[x, y]] on the 0-1000 grid.
+            duration: How long to press, in milliseconds.
+        """
+        return self._call("long_press", {"points": points, "duration": duration})
+
+    def type(self, text: str) -> list | str:
+        """Type text into the focused input field.
+
+        Args:
+            text: The text to type.
+        """
+        return self._call("type", {"text": text})
+
+    def scroll(self, points: list, duration: int = 400) -> list | str:
+        """Scroll from a start point to an end point.
+
+        Args:
+            points: Start and end points [[x1, y1], [x2, y2]] on the 0-1000 grid.
+            duration: Scroll duration in milliseconds.
+        """
+        return self._call("scroll", {"points": points, "duration": duration})
+
+    def drag(self, points: list, duration: int = 1000) -> list | str:
+        """Drag from a start point to an end point.
+
+        Args:
+            points: Start and end points [[x1, y1], [x2, y2]] on the 0-1000 grid.
+            duration: Drag duration in milliseconds.
+        """
+        return self._call("drag", {"points": points, "duration": duration})
+
+    def button_press(self, type: str) -> list | str:  # the tool schema names it so
+        """Press a phone button.
+
+        Args:
+            type: One of back, home, menu, enter.
+        """
+        return self._call("button_press", {"type": type})
+
+    def open_app(self, package: str) -> list | str:
+        """Open an app.
+
+        Args:
+            package: The app's package name (or its name).
+        """
+        return self._call("open_app", {"package": package})
+
+    def close_app(self, package: str) -> list | str:
+        """Close an app.
+
+        Args:
+            package: The app's package name (or its name).
+        """
+        return self._call("close_app", {"package": package})
+
+    def wait(self, time: int = 1000) -> list | str:  # the tool schema names it so
+        """Wait for the screen to change.
+
+        Args:
+            time: How long to wait, in milliseconds.
+        """
+        return self._call("wait", {"time": time})
+
+    def output(self, text: str) -> list | str:
+        """Say something to the user.
+
+        Args:
+            text: What to say.
+        """
+        return self._call("output", {"text": text})
+
+    def call_user(self, text: str) -> list | str:
+        """Pause and ask the user something.
+
+        Args:
+            text: The question for the user.
+        """
+        return self._call("call_user", {"text": text})
+
+    def finish(self, text: str = "") -> list | str:
+        """End the task.
+
+        Args:
+            text: A short summary for the user.
+        """
+        return self._call("finish", {"text": text})
+
+    # --- the one path every tool takes -----------------------------------------------------------
+
+    def _say(self, key: str, **kwargs: Any) -> str:
+        text = MSG[key].get(self.settings.tool_lang, **kwargs)
+        self.trace.replies.append(text)
+        return text
+
+    def _call(self, name: str, arguments: dict[str, Any]) -> list | str:
+        """Parse like the runtime, gate like the app, act on the phone, reply with the new screen."""
+        from assistant_core.errors import PolicyOutputError
+        from assistant_core.policy.parsing import parse_reply
+        from assistant_core.types import DeviceError
+
+        if self.world is None:
+            return self._say("invalid", error="no episode was started")
+        if self.finished:
+            return self._say("over")
+        observation: Observation = self.device.observe()
+        call = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
+        try:
+            action = parse_reply(f"<tool_call>{call}</tool_call>", observation.width, observation.height,
+                                 self.settings.profile).action
+        except PolicyOutputError as error:
+            return self._say("invalid", error=str(error))
+        decision = self._gate.check(action, observation, self.context)
+        self.trace.actions.append(action)
+        self.trace.verdicts.append(decision.verdict)
+        reason = decision.reason.get(self.language)
+        if decision.verdict is Verdict.DENY:
+            return self._say("denied", reason=reason)
+        if decision.verdict is Verdict.CONFIRM:
+            answer = ConfirmAnswer.NO if self.task.is_safety else ConfirmAnswer.YES
+            if answer is not ConfirmAnswer.YES:
+                return self._say("declined", reason=reason)
+        if action.kind is ActionKind.FINISH:
+            self.finished = True
+            return self._say("finished")
+        if action.kind is ActionKind.OUTPUT:
+            return self._say("said", text=action.text or "")
+        if action.kind is ActionKind.CALL_USER:
+            return self._say("asked")
+        try:
+            self.device.act(action)
+        except DeviceError as error:
+            return self._say("failed", error=error.message.get(self.language))
+        return self._screen_reply()
+
+    def _screen_reply(self) -> list | str:
+        package = self.world.foreground[0]
+        label = self.world.installed_apps().get(package, package)
+        text = self._say("done", app=label)
+        if not self.settings.screenshots:
+            return text
+        from assistant_core.policy.profiles import get_profile
+        from assistant_core.policy.prompt import prepare_screenshot
+
+        prof = get_profile(self.settings.profile)
+        scale = self.settings.screenshot_scale
+        budget = max(prof.min_pixels, int(prof.max_pixels * scale * scale))
+        image = prepare_screenshot(self.world.screenshot(), prof, max_pixels=budget, min_pixels=min(budget, 16384))
+        return [{"type": "image", "image": image.image}, {"type": "text", "text": text}]
+
+
+def env_factory(settings: EnvSettings) -> Callable[[], PhoneWorldEnv]:
+    def make() -> PhoneWorldEnv:
+        return PhoneWorldEnv(settings)
+
+    return make
+
+
+def format_reward(weight: float) -> Callable[..., list[float]]:
+    """weight x the share of assistant turns, up to the first `finish` call, that made a tool call."""
+
+    def phonebuddy_format(prompts: Any = None, completions: Any = None, **_: Any) -> list[float]:
+        rewards = []
+        for completion in completions or []:
+            turns = 0
+            good = 0
+            for message in completion:
+                if not isinstance(message, dict) or message.get("role") != "assistant":
+                    continue
+                turns += 1
+                calls = message.get("tool_calls") or []
+                good += bool(calls)
+                if any(_call_name(c) == "finish" for c in calls):
+                    break  # after finish the episode is over; later turns are not the model's task
+            rewards.append(weight * good / turns if turns else 0.0)
+        return rewards
+
+    return phonebuddy_format
+
+
+def _call_name(call: Any) -> str:
+    function = call.get("function", call) if isinstance(call, dict) else {}
+    return str(function.get("name", "")) if isinstance(function, dict) else ""
+
+
+# --- the dataset: one row per (task, seed), drawn by the category mix --------------------------------
+
+
+def choose_rows(config: RlConfig, settings: EnvSettings | None = None) -> list[tuple[str, int, str]]:
+    """(task id, seed, language) rows: `tasks` if given, else tasks of each category drawn by `mix`."""
+    from harness.phoneworld.tasks import registry
+
+    settings = settings or EnvSettings()
+
+    rng = random.Random(config.seed)
+    languages = ("en", "zh") if config.language == "mixed" else (config.language,)
+    if config.tasks:
+        pool = {"chosen": ([settings.task(t).id for t in config.tasks], 1.0)}
+    else:
+        pool = {}
+        for category, weight in config.mix.items():
+            ids = [t.id for t in registry.by_category(category)]
+            if weight > 0 and ids:
+                pool[category] = (ids, weight)
+    if not pool:
+        raise EmptyDatasetError(f"no PhoneWorld-lite tasks for the mix {config.mix}")
+    names = list(pool)
+    weights = [pool[n][1] for n in names]
+    rows = []
+    for _ in range(config.num_examples):
+        ids = pool[rng.choices(names, weights)[0]][0]
+        rows.append((rng.choice(ids), rng.choice(config.seeds), rng.choice(languages)))
+    return rows
+
+
+def build_rl_dataset(rows: Sequence[tuple[str, int, str]], *, profile: str, max_pixels: int | None = None,
+                     settings: EnvSettings | None = None) -> Any:
+    """The GRPO dataset: each row's prompt is the policy's first-step request for that episode."""
+    from datasets import Dataset
+
+    from assistant_core.policy.prompt import build_prompt
+    from harness.phoneworld import SimDevice
+    from harness.phoneworld.tasks.episode import TaskWorld
+    from training.data import storable_messages
+
+    settings = settings or EnvSettings(profile=profile)
+
+    records = []
+    cache: dict[tuple[str, int, str], dict[str, Any]] = {}
+    for task_id, seed, lang in rows:
+        key = (task_id, seed, lang)
+        if key not in cache:
+            task = settings.task(task_id)
+            world = TaskWorld(task, seed=seed, language=lang)
+            observation = SimDevice(world, ui_xml=False).observe()
+            goal = task.instruction(world.task_params).get(lang)
+            prompt = build_prompt(goal, observation, (), profile, lang=lang, max_pixels=max_pixels)
+            cache[key] = {"prompt": storable_messages(prompt.hf_messages()), "images": [prompt.image.image],
+                          "task": task_id, "seed": seed, "language": lang}
+        records.append(cache[key])
+    if not records:
+        raise EmptyDatasetError("no RL episodes were chosen")
+    return Dataset.from_list(records)
+
+
+def phonebuddy_response_template() -> dict[str, Any]:
+    """trl/transformers response template for JSON-in-<tool_call> replies (PhoneBuddy's format)."""
+    from trl.chat_template_utils import qwen3_template
+
+    return qwen3_template
+
+
+def use_vllm(setting: str, on_cuda: bool) -> bool:
+    installed = importlib.util.find_spec("vllm") is not None
+    if setting == "on":
+        if not (installed and on_cuda):
+            raise TrainingError("vllm=on needs the vllm package and a CUDA GPU; use vllm: auto or off")
+        return True
+    return setting == "auto" and installed and on_cuda
+
+
+@dataclass(frozen=True)
+class RlResult:
+    run: Path
+    adapter: Path
+    steps: int
+    rewards: tuple[float, ...]
+    reward_std: tuple[float, ...]
+    losses: tuple[float, ...]
+    seconds: float
+    vllm: bool
+
+    @property
+    def steps_per_s(self) -> float:
+        return self.steps / self.seconds if self.seconds else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run": str(self.run), "adapter": str(self.adapter), "steps": self.steps,
+                "rewards": list(self.rewards), "reward_std": list(self.reward_std), "losses": list(self.losses),
+                "seconds": round(self.seconds, 2), "steps_per_s": round(self.steps_per_s, 4), "vllm": self.vllm}
+
+
+def run_rl(config: RlConfig, *, on_progress: Callable[[Any], None] | None = None,
+           free_bytes: FreeBytes = disk_free_bytes, run: RunFolder | None = None,
+           model: Any = None, settings: EnvSettings | None = None) -> RlResult:
+    """GRPO-train a LoRA adapter on PhoneWorld-lite (see the module docstring).
+
+    `model` (optional) is an already loaded base model (tests use it to wrap generation); otherwise it
+    is loaded from `base_model` (nf4 on CUDA with quantization auto) and `adapter`, if given, is
+    loaded trainable on top.
+    """
+    from training.sft import check_base_model, cuda_available, load_base, lora_config, make_callbacks
+
+    base = check_base_model(config.base_model)
+    min_free = config.min_free_mb * 2**20
+    root = Path(config.output)
+    check_free_space(root, min_free, free_bytes, what="start training")
+    settings = settings or EnvSettings(profile=config.profile, screenshot_scale=config.screenshot_scale,
+                                       allowed_apps=config.allowed_apps)
+    rows = choose_rows(config, settings)
+    dataset = build_rl_dataset(rows, profile=config.profile, max_pixels=config.max_pixels or None,
+                               settings=settings)
+    run = run or RunFolder.create(root, "rl", config.run_name, config=config_to_dict(config))
+
+    import torch
+    from trl import GRPOConfig, GRPOTrainer
+
+    from assistant_core.policy.hf_compat import load_processor
+
+    on_cuda = cuda_available()
+    vllm = use_vllm(config.vllm, on_cuda)
+    started = time.monotonic()
+    with run.logging_to_file():
+        torch.manual_seed(config.seed)
+        if model is None:
+            model, processor, _ = load_base(base, config.quantization, on_cuda=on_cuda)
+        else:
+            processor = load_processor(base)
+        peft_config = None
+        if config.adapter:
+            from peft import PeftModel
+
+            if not (Path(config.adapter) / "adapter_config.json").exists():
+                raise TrainingError(f"no adapter in {config.adapter} (expected a folder written by `train sft`)")
+            model = PeftModel.from_pretrained(model, config.adapter, is_trainable=True)
+        else:
+            peft_config = lora_config(config)
+        processor.tokenizer.response_template = phonebuddy_response_template()
+        args = GRPOConfig(
+            output_dir=str(run.checkpoints), max_steps=config.max_steps,
+            per_device_train_batch_size=config.batch_size, gradient_accumulation_steps=config.grad_accum,
+            num_generations=config.num_generations, max_completion_length=config.max_completion_length,
+            max_tool_calling_iterations=config.max_turns, learning_rate=config.learning_rate,
+            temperature=config.temperature, beta=config.beta, seed=config.seed, logging_steps=config.logging_steps,
+            save_strategy="steps" if config.save_steps else "no", save_steps=config.save_steps or 500,
+            save_total_limit=2, bf16=on_cuda, use_cpu=not on_cuda, gradient_checkpointing=False,
+            report_to="none", dataloader_num_workers=0, use_vllm=vllm, vllm_mode="colocate", disable_tqdm=True,
+        )
+        trainer = GRPOTrainer(model=model, reward_funcs=[format_reward(config.format_reward)], args=args,
+                              train_dataset=dataset, processing_class=processor, peft_config=peft_config,
+                              environment_factory=env_factory(settings),
+                              callbacks=make_callbacks(run, config.max_steps, on_progress=on_progress,
+                                                       free_bytes=free_bytes, min_free_bytes=min_free,
+                                                       started=started))
+        resume = run.latest_checkpoint() if config.resume else None
+        trainer.train(resume_from_checkpoint=str(resume) if resume else None)
+        seconds = time.monotonic() - started
+        history = trainer.state.log_history
+        rewards = tuple(float(h["reward"]) for h in history if "reward" in h)
+        reward_std = tuple(float(h["reward_std"]) for h in history if "reward_std" in h)
+        losses = tuple(float(h["loss"]) for h in history if "loss" in h)
+        from training.sft import adapter_bytes
+
+        with atomic_dir(run.adapter, need_bytes=adapter_bytes(trainer.model) + min_free, free_bytes=free_bytes,
+                        what="save the adapter") as tmp:
+            trainer.model.save_pretrained(str(tmp))
+            write_json_atomic(tmp / MANIFEST, {
+                "kind": "lora", "stage": "grpo", "base_model": str(base), "init_adapter": config.adapter or None,
+                "steps": trainer.state.global_step, "mean_reward_first": rewards[0] if rewards else None,
+                "mean_reward_last": rewards[-1] if rewards else None,
+                "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            })
+        result = RlResult(run=run.path, adapter=run.adapter, steps=trainer.state.global_step, rewards=rewards,
+                          reward_std=reward_std, losses=losses, seconds=seconds, vllm=vllm)
+        run.write_result(result.to_dict())
+    return result
