@@ -9,6 +9,7 @@ the photo's reference, the copied text), so doing the destination half with made
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -32,13 +33,16 @@ from harness.phoneworld.tasks.flows import (
     PHONE,
     SHOP,
     add_alarm,
+    add_contact,
     add_event,
+    chat_send,
     compose_mail,
     copy_text,
     fill_mail,
     grant_gallery,
     new_note,
     open_app,
+    open_chat,
     open_contact,
     open_file,
     open_mail,
@@ -51,7 +55,18 @@ from harness.phoneworld.tasks.flows import (
     shop_add,
     web_search,
 )
-from harness.phoneworld.tasks.single_apps import EventParams, event_params, other_time
+from harness.phoneworld.tasks.single_apps import (
+    SEARCHABLE,
+    EventParams,
+    catalogue,
+    doc_folder,
+    docs,
+    ensure_docs,
+    event_params,
+    other_time,
+    page_of,
+    photo_titles,
+)
 
 
 class _Cross(Task):
@@ -260,8 +275,6 @@ class MailNumberToContacts(_Cross):
         return any(text_matches(c.name.en, p.name) and digits(c.phone) == digits(p.phone) for c in world.phone.contacts)
 
     def solve(self, ui: UI, params: NewNumberParams) -> Iterator[Move]:
-        from harness.phoneworld.tasks.flows import add_contact
-
         yield from open_mail(ui, ui.say(self.SUBJECT))
         ui.need(rid(MAIL, "body"))  # names the old number first, then the new one
         yield from ui.home()
@@ -562,8 +575,6 @@ class _SharePhotoTask(_Cross):
     """Send one named photo somewhere; the wrong run sends the other named photo."""
 
     def params(self, rng: random.Random) -> SharePhotoParams:
-        from harness.phoneworld.tasks.single_apps import photo_titles
-
         a, b = rng.sample(photo_titles(), 2)
         return SharePhotoParams(content.person(rng), a, b)
 
@@ -680,20 +691,14 @@ class BrowserPageToNote(_Cross):
     apps = (BROWSER, NOTES)
 
     def params(self, rng: random.Random) -> WebNoteParams:
-        from harness.phoneworld.tasks.single_apps import SEARCHABLE
-
         pid, query = rng.choice(SEARCHABLE)
         return WebNoteParams(pid, query, rng.choice(content.NOTE_TITLES))
 
     def perturb(self, params: WebNoteParams, rng: random.Random) -> WebNoteParams:
-        from harness.phoneworld.tasks.single_apps import SEARCHABLE
-
         pid, query = rng.choice([x for x in SEARCHABLE if x[0] != params.page])
         return replace(params, page=pid, query=query)
 
     def instruction(self, params: WebNoteParams) -> Text:
-        from harness.phoneworld.tasks.single_apps import page_of
-
         t = page_of(params.page).title
         return Text(
             f"Search the web for '{params.query.en}', open '{t.en}' and save its text in a new note titled "
@@ -705,14 +710,10 @@ class BrowserPageToNote(_Cross):
         world.notes.notes = [n for n in world.notes.notes if not text_matches(n.title, params.title)]
 
     def is_successful(self, world: Any, params: WebNoteParams) -> bool:
-        from harness.phoneworld.tasks.single_apps import page_of
-
         body = page_of(params.page).body
         return any(text_matches(n.title, params.title) and text_contains(n.body, body) for n in world.notes.notes)
 
     def solve(self, ui: UI, params: WebNoteParams) -> Iterator[Move]:
-        from harness.phoneworld.tasks.single_apps import page_of
-
         yield from web_search(ui, ui.say(params.query))
         yield from open_result(ui, ui.say(page_of(params.page).title))
         yield from copy_text(ui, rid(BROWSER, "page_body"), Text("the page text", "网页正文"))
@@ -748,10 +749,6 @@ class BrowserPharmacyToContacts(_Cross):
         )
 
     def solve(self, ui: UI, params: NoteParamsLike) -> Iterator[Move]:
-        import re
-
-        from harness.phoneworld.tasks.flows import add_contact
-
         yield from web_search(ui, ui.say(params.query))
         yield from open_result(ui, ui.say(self.NAME))
         body = ui.need(rid(BROWSER, "page_body")).text
@@ -788,10 +785,6 @@ class BrowserWeatherToChat(_TwoPeopleTask):
         return thread is not None and any("12" in m.text and "16" in m.text for m in chat.sent_in(thread.id))
 
     def solve(self, ui: UI, params: ForwardNumberParams) -> Iterator[Move]:
-        import re
-
-        from harness.phoneworld.tasks.flows import chat_send, open_chat
-
         yield from web_search(ui, ui.say(Text("weather", "天气")))
         yield from open_result(ui, ui.say(Text("Weather today", "今日天气")))
         body = ui.need(rid(BROWSER, "page_body")).text
@@ -818,14 +811,10 @@ class NotesShoppingListToShop(_Cross):
     TITLE: ClassVar[Text] = Text("Shopping list", "购物清单")
 
     def params(self, rng: random.Random) -> ListParams:
-        from harness.phoneworld.tasks.single_apps import catalogue
-
         a, b = rng.sample(range(len(catalogue())), 2)
         return ListParams((a, b), self.TITLE)
 
     def perturb(self, params: ListParams, rng: random.Random) -> ListParams:
-        from harness.phoneworld.tasks.single_apps import catalogue
-
         a, b = params.products
         other = rng.choice([i for i in range(len(catalogue())) if i not in params.products])
         return replace(params, products=(a, other))
@@ -838,8 +827,6 @@ class NotesShoppingListToShop(_Cross):
 
     def setup(self, world: Any, params: ListParams) -> None:
         from harness.phoneworld.apps.notes import Note
-        from harness.phoneworld.tasks.single_apps import catalogue
-
         names = [world.text(catalogue()[i][0]) for i in params.products]
         notes = world.notes
         notes.notes = [n for n in notes.notes if not text_matches(n.title, self.TITLE)]
@@ -851,8 +838,6 @@ class NotesShoppingListToShop(_Cross):
         return cart == sorted((f"sku{i}", 1) for i in params.products) and not world.shop.orders
 
     def solve(self, ui: UI, params: ListParams) -> Iterator[Move]:
-        from harness.phoneworld.tasks.single_apps import catalogue
-
         yield from open_app(ui, NOTES)
         yield from ui.tap(Match(text=ui.say(self.TITLE)), T("Open the shopping list.", "打开购物清单。"))
         yield from ui.back()
@@ -879,8 +864,6 @@ class FilesDocumentToMail(_Cross):
     apps = (FILES, MAIL)
 
     def params(self, rng: random.Random) -> FileMailParams:
-        from harness.phoneworld.tasks.single_apps import docs
-
         a, b = rng.sample([d[0] for d in docs()], 2)
         return FileMailParams(a, b, content.person(rng))
 
@@ -893,16 +876,12 @@ class FilesDocumentToMail(_Cross):
         )
 
     def setup(self, world: Any, params: FileMailParams) -> None:
-        from harness.phoneworld.tasks.single_apps import ensure_docs
-
         ensure_docs(world, (params.name, params.other))
 
     def is_successful(self, world: Any, params: FileMailParams) -> bool:
         return any(m.to == params.to.email and m.attachment == params.name for m in world.apps[MAIL].sent())
 
     def solve(self, ui: UI, params: FileMailParams) -> Iterator[Move]:
-        from harness.phoneworld.tasks.single_apps import doc_folder
-
         yield from open_file(ui, doc_folder(params.name), params.name)
         yield from ui.tap(rid(FILES, "share"), T("Tap Share.", "点击“分享”。"))
         yield from ui.tap(Match(rid="android:id/title", text=ui.say(NAMES[MAIL])), T("Share by mail.", "通过邮件分享。"))

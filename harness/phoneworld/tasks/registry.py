@@ -14,11 +14,12 @@ from harness.phoneworld.tasks import (
     mini_app,
     safety,
     single_apps,
+    single_comms,
     single_settings,
 )
 from harness.phoneworld.tasks.base import Task, TaskCategory, UnknownTaskError
 
-_MODULES = (single_settings, single_apps, cross_app, mini_app, safety)
+_MODULES = (single_settings, single_comms, single_apps, cross_app, mini_app, safety)
 
 
 def _gather() -> tuple[Task, ...]:

@@ -1,0 +1,341 @@
+"""Single-app tasks in the communication apps: Phone/Contacts, Messages, Mail and WeChat chats.
+
+Tasks about a person add that person, and a decoy with a similar role, to the contacts in setup; the
+wrong-parameter run swaps them, so a verifier that only checks "some call happened" would be caught.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from assistant_core.i18n import Text
+from harness.phoneworld.tasks import content
+from harness.phoneworld.tasks.base import Task, TaskCategory
+from harness.phoneworld.tasks.content import Person, digits, text_matches
+from harness.phoneworld.tasks.driver import UI, Match, Move, T
+from harness.phoneworld.tasks.flows import (
+    CHAT,
+    MAIL,
+    MESSAGES,
+    PHONE,
+    add_contact,
+    chat_send,
+    compose_mail,
+    contact_named,
+    open_app,
+    open_chat,
+    open_contact,
+    open_mail,
+    put_chat,
+    put_contact,
+    rid,
+    send_sms,
+)
+
+
+class _Single(Task):
+    category: ClassVar[TaskCategory] = TaskCategory.SINGLE_APP
+    max_steps: ClassVar[int] = 25
+
+
+@dataclass(frozen=True)
+class PairParams:
+    """A target person and a decoy who is also in the contacts."""
+
+    target: Person
+    decoy: Person
+
+    def swapped(self) -> PairParams:
+        return PairParams(self.decoy, self.target)
+
+
+def _pair(rng: random.Random) -> PairParams:
+    a, b = content.people(rng, 2)
+    return PairParams(a, b)
+
+
+def _setup_pair(world: Any, params: PairParams) -> None:
+    put_contact(world, params.target)
+    put_contact(world, params.decoy)
+
+
+# --- Phone / Contacts -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NewContactParams:
+    person: Person
+
+
+class ContactsAddContact(_Single):
+    id = "ContactsAddContact"
+    apps = (PHONE,)
+
+    def params(self, rng: random.Random) -> NewContactParams:
+        return NewContactParams(content.person(rng))
+
+    def perturb(self, params: NewContactParams, rng: random.Random) -> NewContactParams:
+        return NewContactParams(replace(params.person, phone=content.other_phone(rng, params.person.phone)))
+
+    def instruction(self, params: NewContactParams) -> Text:
+        p = params.person
+        return Text(
+            f"Add a new contact named {p.name.en} with the number {p.phone}.",
+            f"新建联系人{p.name.zh}，电话号码是 {p.phone}。",
+        )
+
+    def setup(self, world: Any, params: NewContactParams) -> None:
+        p = params.person
+        world.phone.contacts = [c for c in world.phone.contacts if c.name.en != p.name.en]
+
+    def is_successful(self, world: Any, params: NewContactParams) -> bool:
+        p = params.person
+        return any(
+            text_matches(c.name.en, p.name) and digits(c.phone) == digits(p.phone) for c in world.phone.contacts
+        )
+
+    def solve(self, ui: UI, params: NewContactParams) -> Iterator[Move]:
+        yield from add_contact(ui, ui.say(params.person.name), params.person.phone)
+
+
+class _PairTask(_Single):
+    """About a target person with a decoy in the contacts; the wrong run swaps them."""
+
+    def params(self, rng: random.Random) -> PairParams:
+        return _pair(rng)
+
+    def perturb(self, params: PairParams, rng: random.Random) -> PairParams:
+        return params.swapped()
+
+    def setup(self, world: Any, params: PairParams) -> None:
+        _setup_pair(world, params)
+
+
+class PhoneCallContact(_PairTask):
+    id = "PhoneCallContact"
+    apps = (PHONE,)
+
+    def instruction(self, params: PairParams) -> Text:
+        n = params.target.name
+        return Text(f"Call {n.en}.", f"给{n.zh}打电话。")
+
+    def is_successful(self, world: Any, params: PairParams) -> bool:
+        want = digits(params.target.phone)
+        return any(c.outgoing and digits(c.number) == want for c in world.phone.calls)
+
+    def solve(self, ui: UI, params: PairParams) -> Iterator[Move]:
+        yield from open_contact(ui, params.target.name)
+        yield from ui.tap(rid(PHONE, "call_button"), T("Tap Call.", "点击“呼叫”。"))
+
+
+@dataclass(frozen=True)
+class NumberParams:
+    number: str
+
+
+class PhoneDialNumber(_Single):
+    id = "PhoneDialNumber"
+    apps = (PHONE,)
+
+    def params(self, rng: random.Random) -> NumberParams:
+        return NumberParams(content.digits(content.phone_number(rng)))
+
+    def perturb(self, params: NumberParams, rng: random.Random) -> NumberParams:
+        return NumberParams(content.digits(content.other_phone(rng, params.number)))
+
+    def instruction(self, params: NumberParams) -> Text:
+        return Text(f"Dial {params.number} on the keypad and call it.", f"用拨号键盘拨打 {params.number}。")
+
+    def setup(self, world: Any, params: NumberParams) -> None:
+        world.phone.calls = [c for c in world.phone.calls if digits(c.number) != params.number]
+
+    def is_successful(self, world: Any, params: NumberParams) -> bool:
+        return any(c.outgoing and digits(c.number) == params.number for c in world.phone.calls)
+
+    def solve(self, ui: UI, params: NumberParams) -> Iterator[Move]:
+        yield from open_app(ui, PHONE)
+        yield from ui.tap(rid(PHONE, "dialpad"), T("Open the keypad.", "打开拨号键盘。"))
+        yield from ui.type_into(rid(PHONE, "digits"), params.number, T("Enter the number.", "输入号码。"))
+        yield from ui.tap(rid(PHONE, "dialpad_call"), T("Tap Call.", "点击“呼叫”。"))
+
+
+class ContactsDeleteContact(_PairTask):
+    id = "ContactsDeleteContact"
+    apps = (PHONE,)
+
+    def instruction(self, params: PairParams) -> Text:
+        n = params.target.name
+        return Text(f"Delete the contact {n.en}.", f"删除联系人{n.zh}。")
+
+    def is_successful(self, world: Any, params: PairParams) -> bool:
+        others = {p.name.en for p in world.people} | {params.decoy.name.en}
+        names = {c.name.en for c in world.phone.contacts}
+        return contact_named(world, params.target.name) is None and others <= names
+
+    def solve(self, ui: UI, params: PairParams) -> Iterator[Move]:
+        yield from open_contact(ui, params.target.name)
+        yield from ui.tap(rid(PHONE, "delete_button"), T("Tap 'Delete contact'.", "点击“删除联系人”。"))
+        yield from ui.tap(Match(rid="android:id/button1"), T("Confirm the deletion.", "确认删除。"))
+
+
+# --- Messages ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SmsParams:
+    target: Person
+    decoy: Person
+    body: Text
+
+
+class _MessageTask(_Single):
+    """Send a text to a target person with a decoy around; the wrong run messages the decoy."""
+
+    def params(self, rng: random.Random) -> SmsParams:
+        pair = _pair(rng)
+        return SmsParams(pair.target, pair.decoy, rng.choice(content.MESSAGES))
+
+    def perturb(self, params: SmsParams, rng: random.Random) -> SmsParams:
+        return SmsParams(params.decoy, params.target, params.body)
+
+
+class MessagesSendText(_MessageTask):
+    id = "MessagesSendText"
+    apps = (MESSAGES, PHONE)
+
+    def instruction(self, params: SmsParams) -> Text:
+        n, b = params.target.name, params.body
+        return Text(f'Text {n.en}: "{b.en}"', f"给{n.zh}发短信：“{b.zh}”")
+
+    def setup(self, world: Any, params: SmsParams) -> None:
+        put_contact(world, params.target)
+        put_contact(world, params.decoy)
+
+    def is_successful(self, world: Any, params: SmsParams) -> bool:
+        sent = world.apps[MESSAGES].sent_to(params.target.phone)
+        return any(text_matches(t, params.body) for t in sent)
+
+    def solve(self, ui: UI, params: SmsParams) -> Iterator[Move]:
+        yield from send_sms(ui, ui.say(params.target.name), ui.say(params.body), who=params.target.name)
+
+
+# --- Mail -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MailParams:
+    target: Person
+    decoy: Person
+    subject: Text
+    body: Text
+
+
+class MailSendMail(_Single):
+    id = "MailSendMail"
+    apps = (MAIL,)
+
+    def params(self, rng: random.Random) -> MailParams:
+        pair = _pair(rng)
+        return MailParams(pair.target, pair.decoy, rng.choice(content.MEETINGS), rng.choice(content.MESSAGES))
+
+    def perturb(self, params: MailParams, rng: random.Random) -> MailParams:
+        return replace(params, target=params.decoy, decoy=params.target)
+
+    def instruction(self, params: MailParams) -> Text:
+        p = params.target
+        return Text(
+            f"Email {p.name.en} at {p.email} with the subject '{params.subject.en}' and the text '{params.body.en}'.",
+            f"给{p.name.zh}（{p.email}）发一封邮件，主题是“{params.subject.zh}”，正文是“{params.body.zh}”。",
+        )
+
+    def setup(self, world: Any, params: MailParams) -> None:
+        put_contact(world, params.target)
+        put_contact(world, params.decoy)
+
+    def is_successful(self, world: Any, params: MailParams) -> bool:
+        return any(
+            m.to == params.target.email and text_matches(m.subject, params.subject) and text_matches(m.body, params.body)
+            for m in world.apps[MAIL].sent()
+        )
+
+    def solve(self, ui: UI, params: MailParams) -> Iterator[Move]:
+        yield from compose_mail(ui, params.target.email, ui.say(params.subject), ui.say(params.body))
+
+
+@dataclass(frozen=True)
+class DeleteMailParams:
+    subject: Text
+    keep: Text
+
+
+class MailDeleteMail(_Single):
+    id = "MailDeleteMail"
+    apps = (MAIL,)
+
+    def _subjects(self) -> tuple[Text, ...]:
+        from harness.phoneworld.apps.mail import OTHER
+
+        return tuple(o[0] for o in OTHER)
+
+    def params(self, rng: random.Random) -> DeleteMailParams:
+        a, b = rng.sample(self._subjects(), 2)
+        return DeleteMailParams(a, b)
+
+    def perturb(self, params: DeleteMailParams, rng: random.Random) -> DeleteMailParams:
+        return DeleteMailParams(params.keep, params.subject)
+
+    def instruction(self, params: DeleteMailParams) -> Text:
+        return Text(f"Delete the mail '{params.subject.en}'.", f"删除邮件“{params.subject.zh}”。")
+
+    def setup(self, world: Any, params: DeleteMailParams) -> None:
+        """The seeded inbox already holds every one of these mails."""
+
+    def is_successful(self, world: Any, params: DeleteMailParams) -> bool:
+        subjects = [m.subject for m in world.apps[MAIL].s.mails]
+        return not any(text_matches(x, params.subject) for x in subjects) and any(
+            text_matches(x, params.keep) for x in subjects
+        )
+
+    def solve(self, ui: UI, params: DeleteMailParams) -> Iterator[Move]:
+        yield from open_mail(ui, ui.say(params.subject))
+        yield from ui.tap(rid(MAIL, "delete"), T("Delete the mail.", "删除这封邮件。"))
+
+
+# --- Chat -----------------------------------------------------------------------------------------------------
+
+
+class ChatSendMessage(_MessageTask):
+    id = "ChatSendMessage"
+    apps = (CHAT,)
+
+    def instruction(self, params: SmsParams) -> Text:
+        n, b = params.target.name, params.body
+        return Text(f'Send {n.en} a WeChat message: "{b.en}"', f"用微信给{n.zh}发消息：“{b.zh}”")
+
+    def setup(self, world: Any, params: SmsParams) -> None:
+        put_chat(world, params.decoy)
+        put_chat(world, params.target)
+
+    def is_successful(self, world: Any, params: SmsParams) -> bool:
+        chat = world.apps[CHAT]
+        thread = chat.thread_with(params.target.name.en)
+        return thread is not None and any(text_matches(m.text, params.body) for m in chat.sent_in(thread.id))
+
+    def solve(self, ui: UI, params: SmsParams) -> Iterator[Move]:
+        yield from open_chat(ui, ui.say(params.target.name))
+        yield from chat_send(ui, ui.say(params.body))
+
+
+TASKS: tuple[Task, ...] = (
+    ContactsAddContact(),
+    PhoneCallContact(),
+    PhoneDialNumber(),
+    ContactsDeleteContact(),
+    MessagesSendText(),
+    MailSendMail(),
+    MailDeleteMail(),
+    ChatSendMessage(),
+)
