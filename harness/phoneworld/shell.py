@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from harness.phoneworld import providers
 from harness.phoneworld.adbservices import ShellIO
 from harness.phoneworld.vfs import FsError
 
@@ -181,6 +182,9 @@ class Shell:
             "app_process": self._app_process,
             "svc": self._svc,
             "pidof": self._pidof,
+            # Read by outcome checks (harness.verify); answered from world state by providers.py.
+            "content": self._content,
+            "date": self._date,
         }
 
     # --- the interpreter -------------------------------------------------------------------------------
@@ -190,6 +194,8 @@ class Shell:
         except ValueError as exc:
             io.err(f"/system/bin/sh: syntax error: {exc}\n")
             return 2
+        with self.phone.lock:
+            providers.sync_files(self.phone)  # notes and Files-app files as files on shared storage
         if self._is_double_tap(parsed):
             x, y = (int(v) for v in parsed[0][1][0].argv[2:4])
             with self.phone.lock:
@@ -486,7 +492,8 @@ class Shell:
     def _dumpsys(self, args: list[str], io: ShellIO) -> int:
         service = args[0] if args else ""
         with self.phone.lock:
-            text = self.phone.dumpsys(service, args[1:])
+            answer = providers.DUMPSYS.get(service)
+            text = answer(self.phone.world, args[1:]) if answer else self.phone.dumpsys(service, args[1:])
         if text is None:
             io.out(f"Can't find service: {service}\n")
             return 0
@@ -679,6 +686,24 @@ class Shell:
             return self._settings(args[1:], io)
         io.err(f"cmd: Can't find service: {args[0] if args else ''}\n")
         return 20
+
+    def _content(self, args: list[str], io: ShellIO) -> int:
+        sub, uri, projection, where, sort = providers.parse_content_args(args)
+        if sub != "query" or not uri:
+            io.err("usage: content query --uri <URI> [--projection <PROJECTION>] [--where <WHERE>] [--sort <SORT>]\n")
+            return 1
+        try:
+            with self.phone.lock:
+                io.out(providers.content_query(self.phone.world, uri, projection, where, sort))
+        except providers.ProviderError as exc:
+            io.err(f"{exc}\n")
+            return 1
+        return 0
+
+    def _date(self, args: list[str], io: ShellIO) -> int:
+        with self.phone.lock:
+            io.out(providers.date_text(self.phone.world, args))
+        return 0
 
     def _svc(self, args: list[str], io: ShellIO) -> int:
         return 0
