@@ -69,7 +69,7 @@ from assistant_core.events import (
     Verification,
     VerificationStatus,
 )
-from assistant_core.history import HistoryStore, make_thumbnail
+from assistant_core.history import EventRow, HistoryStore, MessageRow, make_thumbnail
 from assistant_core.i18n import Catalog, Text
 from assistant_core.safety import (
     HANDOVER_RULES,
@@ -323,6 +323,8 @@ class _Episode:
     pending_consent: _Consent | None = None  # set by a confirmed action that ran in this step
     prior_consent: _Consent | None = None  # the previous step's, the only one that may carry over
     offered_consent: _Consent | None = None  # this step's yes, kept only if its action really ran
+    pending_events: list[EventRow] = field(default_factory=list)
+    pending_messages: list[MessageRow] = field(default_factory=list)
 
     # --- plumbing -------------------------------------------------------------------------------------------
 
@@ -333,19 +335,27 @@ class _Episode:
         return self.goal + "\n" + "\n".join(f"(The user said: {note})" for note in self.user_notes)
 
     def emit(self, event: Event) -> Event:
+        """Queue the event (and its conversation line) for the history; `flush` writes them, and is called
+        before anything is dispatched, asked or waited for, so the record always precedes the action."""
         if self.history is not None and self.run_id is not None:
-            self.history.record_event(self.run_id, self.seq, step=event.step, kind=str(event.kind),
-                                      payload=event.payload())
+            now = self.history.clock()
+            self.pending_events.append(EventRow(self.run_id, self.seq, event.step, str(event.kind), event.payload(), now))
+            line: tuple[str, str] | None = None
             if isinstance(event, Said):
-                self.history.add_message("assistant", event.text.get(self.config.lang), lang=self.config.lang,
-                                         run_id=self.run_id)
+                line = ("assistant", event.text.get(self.config.lang))
             elif isinstance(event, Paused) and event.reason is not PauseReason.DEVICE_LOST:
-                self.history.add_message("assistant", event.message.get(self.config.lang), lang=self.config.lang,
-                                         run_id=self.run_id)
+                line = ("assistant", event.message.get(self.config.lang))
             elif isinstance(event, Resumed) and event.answer:
-                self.history.add_message("user", event.answer, lang=self.config.lang, run_id=self.run_id)
+                line = ("user", event.answer)
+            if line is not None:
+                self.pending_messages.append(MessageRow(self.run_id, line[0], line[1], self.config.lang, now))
         self.seq += 1
         return event
+
+    def flush(self) -> None:
+        if self.history is not None and (self.pending_events or self.pending_messages):
+            self.history.record_batch(self.pending_events, self.pending_messages)
+        self.pending_events, self.pending_messages = [], []
 
     def check_stop(self) -> None:
         if self.stop.is_set():
@@ -381,16 +391,19 @@ class _Episode:
             if self.outcome_check is not None:
                 result = replace(result, verification=self.verify(result))
             self.finished = True
+            finished = self.emit(Finished(self.index, outcome, summary, result))
             if self.history is not None and self.run_id is not None:
                 v = result.verification
+                self.flush()
                 self.history.finish_run(self.run_id, outcome=str(outcome), steps=len(self.steps),
                                         summary=summary.en, verification=str(v.status) if v else None,
                                         evidence=v.evidence if v else None)
-            yield self.emit(Finished(self.index, outcome, summary, result))
+            yield finished
             return result
         finally:
             if not self.finished and self.history is not None and self.run_id is not None:
                 # Closed early by the consumer (or a bug raised): record what we know.
+                self.flush()
                 self.history.finish_run(self.run_id, outcome=str(Outcome.STOPPED), steps=len(self.steps),
                                         summary=MSG["stopped"].en)
 
@@ -528,6 +541,7 @@ class _Episode:
         if self.history is None or self.run_id is None:
             return None
         thumb = make_thumbnail(obs.screenshot) if self.config.thumbnails else None
+        self.flush()
         return self.history.record_step(self.run_id, step, action=action.to_dict(), thought=thought, raw_text=raw,
                                         verdict=str(decision.verdict), rule=decision.rule, reason=decision.reason,
                                         foreground=obs.foreground, timings=timings, thumbnail=thumb)
@@ -560,6 +574,7 @@ class _Episode:
         if kind is ActionKind.WAIT:
             ms = min(action.duration_ms or 0, self.config.max_wait_ms)
             t0 = self.clock()
+            self.flush()
             self.sleep(ms / 1000)
             yield self.emit(Acted(step, action, self.clock() - t0))
             self.add_step(replace(base, executed=True))
@@ -567,6 +582,7 @@ class _Episode:
             return
         t0 = self.clock()
         try:
+            self.flush()
             self.device.act(action)
         except DeviceDisconnected as error:
             yield from self.device_lost(step, error)
@@ -601,6 +617,7 @@ class _Episode:
             self.history.audit("left_allowed_apps", run_id=self.run_id, step=step, detail={"package": package})
         for button in (Button.BACK, Button.HOME):
             try:
+                self.flush()
                 self.device.act(Action.press(button))
             except DeviceDisconnected as error:
                 yield from self.device_lost(step, error)
@@ -625,6 +642,7 @@ class _Episode:
         if self.prior_consent is not None and consent.carries_from(self.prior_consent):
             # The app's own "are you sure?" right after the user said yes to the same thing: no second question.
             if self.history is not None and self.run_id is not None:
+                self.flush()
                 self.history.record_confirmation(self.run_id, step, step_id, answer=str(ConfirmAnswer.YES),
                                                  by_default=False, question="carried over from the previous step")
             yield self.emit(Said(step, MSG["carried"].format(app=request.app), SayPurpose.NOTICE))
@@ -634,12 +652,15 @@ class _Episode:
         yield self.emit(ConfirmationRequested(step, request.text, request))
         final = ConfirmAnswer.NO
         by_default = True
+        self.flush()
         for moment in confirmation_flow(request, self.confirmer, self.config.patience, stopped=self.stop.is_set):
             if moment.say is not None:
                 yield self.emit(Said(step, moment.say, SayPurpose.REMINDER))
+                self.flush()
             if moment.final is not None:
                 final, by_default = moment.final, moment.by_default
         if self.history is not None and self.run_id is not None:
+            self.flush()
             self.history.record_confirmation(self.run_id, step, step_id, answer=str(final), by_default=by_default,
                                              question=request.spoken("en"))
         yield self.emit(ConfirmationAnswered(step, final, by_default))
@@ -651,6 +672,7 @@ class _Episode:
         yield self.emit(Paused(step, reason, question))
         answer = None
         if self.user is not None and not self.stop.is_set():
+            self.flush()
             answer = self.user.ask_user(question, timeout_s=self.config.user_timeout_s)
         if answer is not None and parse_meta(answer) is MetaCommand.STOP:
             self.stop.set()
@@ -688,6 +710,7 @@ class _Episode:
         yield self.emit(Paused(step, PauseReason.DEVICE_LOST, MSG["device_lost"]))
         for attempt in range(self.config.reconnect_attempts):
             self.check_stop()
+            self.flush()
             self.sleep(self.config.reconnect_delay_s)
             self.check_stop()
             if self._is_back(attempt):
