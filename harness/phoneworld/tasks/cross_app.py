@@ -9,7 +9,6 @@ the photo's reference, the copied text), so doing the destination half with made
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
@@ -20,56 +19,33 @@ from harness.phoneworld.tasks.base import Task, TaskCategory
 from harness.phoneworld.tasks.content import Person, digits, text_contains, text_matches
 from harness.phoneworld.tasks.driver import UI, Match, Move, T
 from harness.phoneworld.tasks.flows import (
-    BROWSER,
     CALENDAR,
-    CHAT,
     CLOCK,
-    FILES,
-    GALLERY,
     MAIL,
     MESSAGES,
-    NAMES,
     NOTES,
     PHONE,
-    SHOP,
     add_alarm,
     add_contact,
     add_event,
-    chat_send,
     compose_mail,
     copy_text,
-    fill_mail,
-    grant_gallery,
     new_note,
     open_app,
-    open_chat,
     open_contact,
-    open_file,
     open_mail,
-    open_photo,
-    open_result,
-    put_chat,
     put_contact,
     rid,
     send_sms,
-    shop_add,
-    web_search,
 )
 from harness.phoneworld.tasks.single_apps import (
-    SEARCHABLE,
     EventParams,
-    catalogue,
-    doc_folder,
-    docs,
-    ensure_docs,
     event_params,
     other_time,
-    page_of,
-    photo_titles,
 )
 
 
-class _Cross(Task):
+class CrossAppTask(Task):
     category: ClassVar[TaskCategory] = TaskCategory.CROSS_APP
     max_steps: ClassVar[int] = 30
 
@@ -114,7 +90,7 @@ class MeetingParams:
     boss: Person
 
 
-class MailMeetingToCalendar(_Cross):
+class MailMeetingToCalendar(CrossAppTask):
     """The invitation mail holds the date and time; the instruction does not."""
 
     id = "MailMeetingToCalendar"
@@ -168,7 +144,7 @@ class ForwardNumberParams:
     to: Person  # who receives it
 
 
-class _TwoPeopleTask(_Cross):
+class TwoPeopleTask(CrossAppTask):
     """About two people; the wrong run swaps their roles."""
 
     def params(self, rng: random.Random) -> ForwardNumberParams:
@@ -179,7 +155,7 @@ class _TwoPeopleTask(_Cross):
         return ForwardNumberParams(params.to, params.about)
 
 
-class ContactsNumberToMessage(_TwoPeopleTask):
+class ContactsNumberToMessage(TwoPeopleTask):
     id = "ContactsNumberToMessage"
     apps = (PHONE, MESSAGES)
 
@@ -202,7 +178,7 @@ class ContactsNumberToMessage(_TwoPeopleTask):
         yield from send_sms(ui, ui.say(params.to.name), number, who=params.to.name)
 
 
-class ContactsEmailToMail(_TwoPeopleTask):
+class ContactsEmailToMail(TwoPeopleTask):
     """Mail someone whose address is only in the contact card (`about`; `to` is a decoy contact)."""
 
     id = "ContactsEmailToMail"
@@ -242,7 +218,7 @@ class NewNumberParams:
     decoy_number: str  # an old number the mail also mentions
 
 
-class MailNumberToContacts(_Cross):
+class MailNumberToContacts(CrossAppTask):
     id = "MailNumberToContacts"
     apps = (MAIL, PHONE)
     SUBJECT: ClassVar[Text] = Text("My new phone number", "我换新号码了")
@@ -299,7 +275,7 @@ ADDRESSES = (
 )
 
 
-class _CopyToNoteTask(_Cross):
+class _CopyToNoteTask(CrossAppTask):
     """Copy a text into a new note with a title; the wrong run uses another title."""
 
     def params(self, rng: random.Random) -> CopyParams:
@@ -370,7 +346,7 @@ class WakeParams:
     time: str
 
 
-class MessagesTimeToAlarm(_Cross):
+class MessagesTimeToAlarm(CrossAppTask):
     id = "MessagesTimeToAlarm"
     apps = (MESSAGES, CLOCK)
 
@@ -410,7 +386,7 @@ class DinnerParams:
     event: EventParams
 
 
-class MessagesInviteToCalendar(_Cross):
+class MessagesInviteToCalendar(CrossAppTask):
     id = "MessagesInviteToCalendar"
     apps = (MESSAGES, CALENDAR)
     TITLE: ClassVar[Text] = Text("Dinner", "晚饭")
@@ -460,7 +436,7 @@ class TellTimeParams:
     other_title: Text
 
 
-class CalendarEventToMessage(_Cross):
+class CalendarEventToMessage(CrossAppTask):
     id = "CalendarEventToMessage"
     apps = (CALENDAR, MESSAGES)
 
@@ -513,7 +489,7 @@ class NoteToMailParams:
     body: Text
 
 
-class NotesToMail(_Cross):
+class NotesToMail(CrossAppTask):
     id = "NotesToMail"
     apps = (NOTES, MAIL)
 
@@ -549,345 +525,6 @@ class NotesToMail(_Cross):
         yield from compose_mail(ui, params.to.email, ui.say(params.title), text)
 
 
-# --- Gallery -> Messages / Mail (share sheet) -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class SharePhotoParams:
-    to: Person
-    title: Text
-    other: Text
-
-
-def _setup_photos(world: Any, params: SharePhotoParams) -> None:
-    from harness.phoneworld.apps.gallery import Photo
-
-    grant_gallery(world)
-    gallery = world.gallery
-    wanted = {params.title.en, params.title.zh, params.other.en, params.other.zh}
-    photos = [p for p in gallery.photos if p.title not in wanted]
-    photos.insert(1, Photo("task0", 7100 + len(params.title.en), world.text(params.title), world.now.date().isoformat()))
-    photos.insert(3, Photo("task1", 7300 + len(params.other.en), world.text(params.other), world.now.date().isoformat()))
-    gallery.photos = photos
-
-
-class _SharePhotoTask(_Cross):
-    """Send one named photo somewhere; the wrong run sends the other named photo."""
-
-    def params(self, rng: random.Random) -> SharePhotoParams:
-        a, b = rng.sample(photo_titles(), 2)
-        return SharePhotoParams(content.person(rng), a, b)
-
-    def perturb(self, params: SharePhotoParams, rng: random.Random) -> SharePhotoParams:
-        return replace(params, title=params.other, other=params.title)
-
-
-def photo_ref(world: Any, title: Text) -> str:
-    return next((p.ref for p in world.gallery.photos if text_matches(p.title, title)), "?")
-
-
-def share_photo(ui: UI, title: Text, target: str) -> Iterator[Move]:
-    """Open a photo, Share, and pick the `target` app in the share sheet."""
-    yield from open_photo(ui, ui.say(title))
-    yield from ui.tap(rid(GALLERY, "share"), T("Tap Share.", "点击“分享”。"))
-    name = NAMES[target]
-    yield from ui.tap(
-        Match(rid="android:id/title", text=ui.say(name)), T(f"Share it through {name.en}.", f"通过{name.zh}分享。")
-    )
-
-
-class GalleryPhotoToMessage(_SharePhotoTask):
-    id = "GalleryPhotoToMessage"
-    apps = (GALLERY, MESSAGES)
-
-    def instruction(self, params: SharePhotoParams) -> Text:
-        n = params.to.name
-        return Text(
-            f"Send the '{params.title.en}' photo from my gallery to {n.en} by text message.",
-            f"把相册里的“{params.title.zh}”照片用短信发给{n.zh}。",
-        )
-
-    def setup(self, world: Any, params: SharePhotoParams) -> None:
-        put_contact(world, params.to)
-        _setup_photos(world, params)
-
-    def is_successful(self, world: Any, params: SharePhotoParams) -> bool:
-        thread = world.apps[MESSAGES].thread(params.to.phone)
-        ref = photo_ref(world, params.title)
-        return thread is not None and any(m.outgoing and m.photo == ref for m in thread.messages)
-
-    def solve(self, ui: UI, params: SharePhotoParams) -> Iterator[Move]:
-        yield from share_photo(ui, params.title, MESSAGES)
-        yield from ui.type_into(
-            rid(MESSAGES, "recipient_text_view"), ui.say(params.to.name),
-            T(f"Address it to {params.to.name.en}.", f"收件人填{params.to.name.zh}。"),
-        )
-        yield from ui.tap(rid(MESSAGES, "send_message_button"), T("Send it.", "发送。"))
-
-
-class GalleryPhotoToMail(_SharePhotoTask):
-    id = "GalleryPhotoToMail"
-    apps = (GALLERY, MAIL)
-
-    def instruction(self, params: SharePhotoParams) -> Text:
-        return Text(
-            f"Email the '{params.title.en}' photo to {params.to.email}.",
-            f"把“{params.title.zh}”这张照片用邮件发到 {params.to.email}。",
-        )
-
-    def setup(self, world: Any, params: SharePhotoParams) -> None:
-        _setup_photos(world, params)
-
-    def is_successful(self, world: Any, params: SharePhotoParams) -> bool:
-        ref = photo_ref(world, params.title)
-        return any(m.to == params.to.email and m.attachment == ref for m in world.apps[MAIL].sent())
-
-    def solve(self, ui: UI, params: SharePhotoParams) -> Iterator[Move]:
-        yield from share_photo(ui, params.title, MAIL)
-        yield from fill_mail(ui, params.to.email, ui.say(params.title), "")
-
-
-class GalleryPhotoToChat(_SharePhotoTask):
-    id = "GalleryPhotoToChat"
-    apps = (GALLERY, CHAT)
-
-    def instruction(self, params: SharePhotoParams) -> Text:
-        n = params.to.name
-        return Text(
-            f"Send the '{params.title.en}' photo from my gallery to {n.en} on WeChat.",
-            f"把相册里的“{params.title.zh}”照片用微信发给{n.zh}。",
-        )
-
-    def setup(self, world: Any, params: SharePhotoParams) -> None:
-        put_chat(world, params.to)
-        _setup_photos(world, params)
-
-    def is_successful(self, world: Any, params: SharePhotoParams) -> bool:
-        chat = world.apps[CHAT]
-        thread = chat.thread_with(params.to.name.en)
-        ref = photo_ref(world, params.title)
-        return thread is not None and any(m.kind == "photo" and m.ref == ref for m in chat.sent_in(thread.id))
-
-    def solve(self, ui: UI, params: SharePhotoParams) -> Iterator[Move]:
-        yield from share_photo(ui, params.title, CHAT)
-        name = ui.say(params.to.name)
-        yield from ui.scroll_tap(Match(rid="android:id/title", text=name), T(f"Send it to {name}.", f"发给{name}。"))
-
-
-# --- Browser -> Notes / Contacts / Chat ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class WebNoteParams:
-    page: str
-    query: Text
-    title: Text
-
-
-class BrowserPageToNote(_Cross):
-    """Search, open the page, copy its text and paste it into a new note."""
-
-    id = "BrowserPageToNote"
-    apps = (BROWSER, NOTES)
-
-    def params(self, rng: random.Random) -> WebNoteParams:
-        pid, query = rng.choice(SEARCHABLE)
-        return WebNoteParams(pid, query, rng.choice(content.NOTE_TITLES))
-
-    def perturb(self, params: WebNoteParams, rng: random.Random) -> WebNoteParams:
-        pid, query = rng.choice([x for x in SEARCHABLE if x[0] != params.page])
-        return replace(params, page=pid, query=query)
-
-    def instruction(self, params: WebNoteParams) -> Text:
-        t = page_of(params.page).title
-        return Text(
-            f"Search the web for '{params.query.en}', open '{t.en}' and save its text in a new note titled "
-            f"'{params.title.en}'.",
-            f"在浏览器搜索“{params.query.zh}”，打开“{t.zh}”，把网页正文存到一条标题为“{params.title.zh}”的新备忘录里。",
-        )
-
-    def setup(self, world: Any, params: WebNoteParams) -> None:
-        world.notes.notes = [n for n in world.notes.notes if not text_matches(n.title, params.title)]
-
-    def is_successful(self, world: Any, params: WebNoteParams) -> bool:
-        body = page_of(params.page).body
-        return any(text_matches(n.title, params.title) and text_contains(n.body, body) for n in world.notes.notes)
-
-    def solve(self, ui: UI, params: WebNoteParams) -> Iterator[Move]:
-        yield from web_search(ui, ui.say(params.query))
-        yield from open_result(ui, ui.say(page_of(params.page).title))
-        yield from copy_text(ui, rid(BROWSER, "page_body"), Text("the page text", "网页正文"))
-        yield from ui.home()
-        yield from new_note(ui, ui.say(params.title), "", paste=True)
-
-
-class BrowserPharmacyToContacts(_Cross):
-    id = "BrowserPharmacyToContacts"
-    apps = (BROWSER, PHONE)
-    NAME: ClassVar[Text] = Text("Green Cross Pharmacy", "绿十字药店")
-    NUMBER: ClassVar[str] = "010 5555 0101"
-
-    def params(self, rng: random.Random) -> NoteParamsLike:
-        return NoteParamsLike(rng.choice((Text("pharmacy", "药店"), Text("medicine", "药"))))
-
-    def perturb(self, params: NoteParamsLike, rng: random.Random) -> None:
-        return None  # the number comes from the page; the wrong-run check is the half-done run
-
-    def instruction(self, params: NoteParamsLike) -> Text:
-        return Text(
-            f"Find the Green Cross Pharmacy on the web (search '{params.query.en}') and save its phone number "
-            "as a contact named 'Green Cross Pharmacy'.",
-            f"在浏览器搜索“{params.query.zh}”找到绿十字药店，把它的电话存成联系人“绿十字药店”。",
-        )
-
-    def setup(self, world: Any, params: NoteParamsLike) -> None:
-        world.phone.contacts = [c for c in world.phone.contacts if digits(c.phone) != digits(self.NUMBER)]
-
-    def is_successful(self, world: Any, params: NoteParamsLike) -> bool:
-        return any(
-            text_matches(c.name.en, self.NAME) and digits(c.phone) == digits(self.NUMBER) for c in world.phone.contacts
-        )
-
-    def solve(self, ui: UI, params: NoteParamsLike) -> Iterator[Move]:
-        yield from web_search(ui, ui.say(params.query))
-        yield from open_result(ui, ui.say(self.NAME))
-        body = ui.need(rid(BROWSER, "page_body")).text
-        number = re.search(r"\d{3} \d{4} \d{4}", body).group(0)  # type: ignore[union-attr]
-        yield from ui.home()
-        yield from add_contact(ui, ui.say(self.NAME), number)
-
-
-@dataclass(frozen=True)
-class NoteParamsLike:
-    query: Text
-
-
-class BrowserWeatherToChat(_TwoPeopleTask):
-    """`about` gets the message; `to` is another chat."""
-
-    id = "BrowserWeatherToChat"
-    apps = (BROWSER, CHAT)
-
-    def instruction(self, params: ForwardNumberParams) -> Text:
-        n = params.about.name
-        return Text(
-            f"Look up tomorrow's weather in the browser and tell {n.en} on WeChat what the temperature will be.",
-            f"用浏览器查一下明天的天气，在微信上告诉{n.zh}明天的气温。",
-        )
-
-    def setup(self, world: Any, params: ForwardNumberParams) -> None:
-        put_chat(world, params.to)
-        put_chat(world, params.about)
-
-    def is_successful(self, world: Any, params: ForwardNumberParams) -> bool:
-        chat = world.apps[CHAT]
-        thread = chat.thread_with(params.about.name.en)
-        return thread is not None and any("12" in m.text and "16" in m.text for m in chat.sent_in(thread.id))
-
-    def solve(self, ui: UI, params: ForwardNumberParams) -> Iterator[Move]:
-        yield from web_search(ui, ui.say(Text("weather", "天气")))
-        yield from open_result(ui, ui.say(Text("Weather today", "今日天气")))
-        body = ui.need(rid(BROWSER, "page_body")).text
-        low, high = re.findall(r"(\d+)°C", body)[1:3]
-        yield from ui.home()
-        yield from open_chat(ui, ui.say(params.about.name))
-        msg = Text(f"Tomorrow it will be {low} to {high}°C, with light rain.", f"明天气温 {low} 到 {high}°C，有小雨。")
-        yield from chat_send(ui, ui.say(msg))
-
-
-# --- Notes -> Shop, Files -> Mail ----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ListParams:
-    products: tuple[int, int]
-    title: Text
-
-
-class NotesShoppingListToShop(_Cross):
-    id = "NotesShoppingListToShop"
-    apps = (NOTES, SHOP)
-    max_steps: ClassVar[int] = 70  # clearing the search box is a key press per character
-    TITLE: ClassVar[Text] = Text("Shopping list", "购物清单")
-
-    def params(self, rng: random.Random) -> ListParams:
-        a, b = rng.sample(range(len(catalogue())), 2)
-        return ListParams((a, b), self.TITLE)
-
-    def perturb(self, params: ListParams, rng: random.Random) -> ListParams:
-        a, b = params.products
-        other = rng.choice([i for i in range(len(catalogue())) if i not in params.products])
-        return replace(params, products=(a, other))
-
-    def instruction(self, params: ListParams) -> Text:
-        return Text(
-            "Put everything on my 'Shopping list' note into the Shop's cart, one of each (don't pay).",
-            "把备忘录“购物清单”里的东西各一件加进商城购物车（先别付款）。",
-        )
-
-    def setup(self, world: Any, params: ListParams) -> None:
-        from harness.phoneworld.apps.notes import Note
-        names = [world.text(catalogue()[i][0]) for i in params.products]
-        notes = world.notes
-        notes.notes = [n for n in notes.notes if not text_matches(n.title, self.TITLE)]
-        notes.notes.insert(0, Note("task0", world.text(self.TITLE), "\n".join(names)))
-        world.shop.cart.clear()
-
-    def is_successful(self, world: Any, params: ListParams) -> bool:
-        cart = sorted((c.product, c.qty) for c in world.shop.cart)
-        return cart == sorted((f"sku{i}", 1) for i in params.products) and not world.shop.orders
-
-    def solve(self, ui: UI, params: ListParams) -> Iterator[Move]:
-        yield from open_app(ui, NOTES)
-        yield from ui.tap(Match(text=ui.say(self.TITLE)), T("Open the shopping list.", "打开购物清单。"))
-        yield from ui.back()
-        yield from ui.home()
-        yield from open_app(ui, SHOP)
-        query = ""
-        for i in params.products:
-            name = ui.say(catalogue()[i][0])
-            if query:
-                yield from ui.back()  # from the product page to the list
-            yield from shop_add(ui, name, query=query)
-            query = name
-
-
-@dataclass(frozen=True)
-class FileMailParams:
-    name: str
-    other: str
-    to: Person
-
-
-class FilesDocumentToMail(_Cross):
-    id = "FilesDocumentToMail"
-    apps = (FILES, MAIL)
-
-    def params(self, rng: random.Random) -> FileMailParams:
-        a, b = rng.sample([d[0] for d in docs()], 2)
-        return FileMailParams(a, b, content.person(rng))
-
-    def perturb(self, params: FileMailParams, rng: random.Random) -> FileMailParams:
-        return replace(params, name=params.other, other=params.name)
-
-    def instruction(self, params: FileMailParams) -> Text:
-        return Text(
-            f"Email the file {params.name} to {params.to.email}.", f"把文件 {params.name} 用邮件发到 {params.to.email}。"
-        )
-
-    def setup(self, world: Any, params: FileMailParams) -> None:
-        ensure_docs(world, (params.name, params.other))
-
-    def is_successful(self, world: Any, params: FileMailParams) -> bool:
-        return any(m.to == params.to.email and m.attachment == params.name for m in world.apps[MAIL].sent())
-
-    def solve(self, ui: UI, params: FileMailParams) -> Iterator[Move]:
-        yield from open_file(ui, doc_folder(params.name), params.name)
-        yield from ui.tap(rid(FILES, "share"), T("Tap Share.", "点击“分享”。"))
-        yield from ui.tap(Match(rid="android:id/title", text=ui.say(NAMES[MAIL])), T("Share by mail.", "通过邮件分享。"))
-        yield from fill_mail(ui, params.to.email, params.name, "")
-
-
 TASKS: tuple[Task, ...] = (
     MailMeetingToCalendar(),
     ContactsNumberToMessage(),
@@ -899,14 +536,4 @@ TASKS: tuple[Task, ...] = (
     MessagesInviteToCalendar(),
     CalendarEventToMessage(),
     NotesToMail(),
-    GalleryPhotoToMessage(),
-    GalleryPhotoToMail(),
-    GalleryPhotoToChat(),
-    BrowserPageToNote(),
-    BrowserPharmacyToContacts(),
-    BrowserWeatherToChat(),
-    NotesShoppingListToShop(),
-    FilesDocumentToMail(),
 )
-
-

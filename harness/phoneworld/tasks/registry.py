@@ -11,6 +11,7 @@ import difflib
 
 from harness.phoneworld.tasks import (
     cross_app,
+    cross_media,
     mini_app,
     safety,
     single_apps,
@@ -19,7 +20,7 @@ from harness.phoneworld.tasks import (
 )
 from harness.phoneworld.tasks.base import Task, TaskCategory, UnknownTaskError
 
-_MODULES = (single_settings, single_comms, single_apps, cross_app, mini_app, safety)
+_MODULES = (single_settings, single_comms, single_apps, cross_app, cross_media, mini_app, safety)
 
 
 def _gather() -> tuple[Task, ...]:
