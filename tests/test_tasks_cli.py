@@ -86,6 +86,13 @@ def test_action_outside_the_screen_is_a_clear_error(tmp_path, capsys):
     assert "action 2" in err and "outside the 1080x2400 screen" in err
 
 
+def test_action_naming_an_app_the_phone_lacks_is_a_clear_error(tmp_path, capsys):
+    bad = tmp_path / "app.jsonl"
+    bad.write_text('{"kind": "open_app", "app": "com.example.nothing"}\n')
+    assert phonebuddy(["world", "check", TASK, "--actions", str(bad)]) == 2
+    assert "action 1 (open_app) failed: There is no app called com.example.nothing" in capsys.readouterr().err
+
+
 def test_render_writes_png_and_ui_xml(tmp_path):
     assert phonebuddy(["world", "render", TASK, "--seed", "1", "--lang", "zh", "--out", str(tmp_path)]) == 0
     png = tmp_path / f"{TASK}-seed1-zh.png"

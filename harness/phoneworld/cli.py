@@ -161,6 +161,7 @@ def read_actions(path: Path) -> list[Any]:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from assistant_core.types import DeviceError
     from harness.phoneworld import SimDevice
     from harness.phoneworld.tasks import make_world, registry
 
@@ -175,7 +176,10 @@ def _check(args: argparse.Namespace) -> int:
                     f"action {number} ({action.kind.value} at {x},{y}) lies outside the "
                     f"{world.width}x{world.height} screen"
                 )
-        device.act(action)
+        try:
+            device.act(action)
+        except DeviceError as exc:  # an app the phone does not have, a point off the screen...
+            raise CliInputError(f"action {number} ({action.kind.value}) failed: {exc.message.en}") from None
     success = bool(task.is_successful(world, params))
     events = [str(getattr(e, "kind", e)) for e in world.sensitive_events]
     _emit(

@@ -1,10 +1,17 @@
 """PhoneWorld-lite tasks: templates with seeded parameters, bilingual instructions, start states and
 verifiers over app state. See base.py for the contract and registry.py for the list.
 
-    from harness.phoneworld.tasks import registry, make_world
-    task = registry.get("SettingsTurnOnWifi")
-    world, params = make_world("SettingsTurnOnWifi", seed=3, language="zh")
-    task.is_successful(world, params)
+    from harness.phoneworld.tasks import registry, make_world, TaskCategory
+    task = registry.get("SettingsTurnOnWifi")          # UnknownTaskError (a KeyError) names close ids
+    registry.TASKS, registry.ids(), registry.by_category(TaskCategory.SAFETY)
+    world, params = make_world("SettingsTurnOnWifi", seed=3, language="zh")   # a TaskWorld
+    task.instruction(params).get("zh"); task.is_successful(world, params)
+    world.reset()                                      # back to the same episode start (setup re-run)
+
+Modules: base (Task, SafetyTask, TaskCategory, TaskInstance, TaskInfo), registry, episode (TaskWorld),
+driver (the oracle's UI toolkit: UI, Match, Move), flows (per-app UI flows and setup helpers), content
+(seeded people and texts), and the task modules single_settings, single_comms, single_apps, cross_app,
+cross_media, mini_app, safety. The oracle that runs the scripts is harness.phoneworld.oracle.
 """
 
 from __future__ import annotations
