@@ -79,6 +79,7 @@ from assistant_core.safety import (
     SafetyGate,
     action_signature,
     foreground_allowed,
+    screen_codes,
     screen_handover,
     target_changed,
 )
@@ -461,7 +462,7 @@ class _Episode:
         action = proposal.action
         decision = self.gate.check(action, obs, self.context, thought=proposal.thought)
         timings["gate_s"] = self.clock() - t0
-        shown_action, shown_raw, shown_thought = _redact(proposal, decision)
+        shown_action, shown_raw, shown_thought = _redact(proposal, decision, obs)
         yield self.emit(Proposed(step, shown_action, shown_thought, shown_raw, dict(proposal.timings)))
         yield self.emit(Gated(step, shown_action, decision))
         self.check_stop()
@@ -758,9 +759,14 @@ def _recent_typed(steps: Sequence[Step]) -> str:
     return "".join(reversed(typed)).strip()
 
 
-def _redact(proposal: Proposal, decision: Decision) -> tuple[Action, str, str]:
-    """The action, raw text and thought as they may be shown, spoken or stored: secrets replaced."""
+def _redact(proposal: Proposal, decision: Decision, obs: Observation | None = None) -> tuple[Action, str, str]:
+    """The action, raw text and thought as they may be shown, spoken or stored: secrets replaced (a typed
+    secret, a code in speech, and any one-time code visible on the screen)."""
     action, raw, thought = proposal.action, proposal.raw_text, proposal.thought
+    for code in sorted(screen_codes(obs) if obs is not None else (), key=len, reverse=True):
+        raw, thought = raw.replace(code, REDACTED), thought.replace(code, REDACTED)
+        if action.text and code in action.text:
+            action = replace(action, text=action.text.replace(code, REDACTED))
     if decision.rule == str(Rule.HANDOVER_SECRET_FIELD) and action.kind is ActionKind.TYPE and action.text:
         secret = action.text.strip()
         if secret:

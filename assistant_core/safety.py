@@ -660,6 +660,16 @@ def _contains_secret(text: str, observation: Observation) -> bool:
     return False
 
 
+def screen_codes(observation: Observation) -> set[str]:
+    """One-time codes visible on screen: digit runs on a line that names a code or password (an SMS
+    "Your verification code is 552781"). The loop scrubs them from everything it shows or stores."""
+    codes: set[str] = set()
+    for line in observation.screen_text.splitlines():
+        if _CODE_WORDS_RE.search(line):
+            codes.update(_DIGITS_RUN_RE.findall(line))
+    return codes
+
+
 def _luhn(digits: str) -> bool:
     if not 13 <= len(digits) <= 19:
         return False

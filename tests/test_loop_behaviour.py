@@ -362,3 +362,20 @@ def test_a_yes_never_carries_over_to_money_or_to_another_app():
     run_ = run_scenario(world, SimDevice(world, screenshots=False), ScriptedPolicy.from_replies(script), goal="buy",
                         allowed={SHOP, WALLET}, answer=ConfirmAnswer.YES, sensitive_kinds={"payment", "purchase"})
     assert run_.questions == run_.asked >= 2  # the Shop's Pay and the Wallet's Pay are each asked
+
+
+def test_codes_visible_on_screen_are_scrubbed_from_what_is_shown_and_stored():
+    from assistant_core.loop import _redact
+    from assistant_core.safety import SafetyGate
+    from assistant_core.types import Action, Proposal
+    from tests.core_fixtures import button, el, screen, tap
+
+    sms = el("您的验证码是 731904，5 分钟内有效", (40, 600, 1040, 800))
+    ok = button("Back to inbox", 1500)
+    obs = screen(sms, ok)
+    proposal = Proposal(tap(ok), thought="The SMS says 731904; going back.", raw_text="731904 <tool_call>...")
+    decision = SafetyGate().check(proposal.action, obs, GateContext(allowed_apps=frozenset({"com.example.app"})))
+    action, raw, thought = _redact(proposal, decision, obs)
+    assert decision.verdict is Verdict.ALLOW and action == proposal.action
+    assert "731904" not in raw + thought
+    assert _redact(Proposal(Action.wait(1), thought="nothing secret 2024"), decision, obs)[2] == "nothing secret 2024"
