@@ -13,9 +13,10 @@ import os
 import pytest
 
 from assistant_core.types import Action, Verdict
-from tests.training_fixtures import TINY_PIXELS, ForcedReplies, HomeOpenApp, build_tiny, force_generation
+from tests.training_fixtures import TINY_PIXELS, HomeOpenApp, build_tiny
 from training.config import RlConfig
 from training.data import reply_text
+from training.forcing import ForcedReplies, force_generation
 from training.rl import EnvSettings, PhoneWorldEnv, format_reward, run_rl
 
 os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.training_fixtures import TINY_PIXELS, ForcedReplies, build_tiny
+from tests.training_fixtures import TINY_PIXELS, build_tiny
 from training.config import SftConfig
 from training.data import oracle_examples, write_dataset
+from training.forcing import ForcedReplies
 from training.runs import is_complete_adapter
 from training.sft import run_sft
 
