@@ -1,7 +1,7 @@
 """The main window: phone mirror, conversation, push-to-talk, typed requests, status, and the run.
 
 Everything the user must know goes through `self.announcer.announce()` (speech + screen reader). The
-agent runs in a `GeneratorWorker` on its own QThread; its events arrive here as signals, and a
+agent runs in a `GeneratorWorker` on its own worker thread; its events arrive here as signals, and a
 confirmation request from the worker thread opens the `ConfirmDialog` through a `ConfirmBridge`. The
 window never blocks: phone frames, taps, transcription and the run are all off the GUI thread.
 
@@ -414,7 +414,7 @@ class MainWindow(QMainWindow):
         if phone is not None:
             self.refresh_mirror()
             if phone.is_simulated and self.agent.kind is AgentKind.DEMO:
-                self.conversation.add(EntryKind.NOTE, tr("demo_note", self.lang))
+                self._entry(EntryKind.NOTE, tr("demo_note", self.lang))
 
     def use_simulated_phone(self) -> None:
         opener = self.services.simulated_phone
@@ -565,7 +565,7 @@ class MainWindow(QMainWindow):
         }
         if command not in actions or (self.user_bridge.pending and command is not MetaCommand.STOP):
             return False
-        self.conversation.add(EntryKind.REQUEST, tr("you_said", self.lang, text=text))
+        self._entry(EntryKind.REQUEST, tr("you_said", self.lang, text=text))
         actions[command]()
         return True
 
@@ -578,13 +578,23 @@ class MainWindow(QMainWindow):
         from app.voice_answers import parse_answer
 
         answer = parse_answer(text, self.lang)
-        self.conversation.add(EntryKind.ANSWER, tr("answer", self.lang, text=text))
+        self._entry(EntryKind.ANSWER, tr("answer", self.lang, text=text))
         if answer is None:
             self.announcer.announce(tr("confirm_not_understood", self.lang), Cue.CONFIRM)
         elif self._dialog is not None:
             self._dialog.answer_with(answer)
 
     # -- requests and the run ------------------------------------------------------------------------
+
+    def _entry(self, kind: EntryKind, text: str) -> None:
+        """Add to the conversation view and to the history store (reviewable later)."""
+        self.conversation.add(kind, text)
+        history = self.services.history
+        if history is not None:
+            try:
+                history.add_message(str(kind), text, lang=self.lang)
+            except Exception:  # a full disk must not stop the conversation on screen
+                log.exception("could not record the conversation")
 
     def is_running(self) -> bool:
         return self._run is not None
@@ -601,7 +611,7 @@ class MainWindow(QMainWindow):
             self.announcer.announce(tr("empty_request", self.lang), Cue.ERROR)
             return False
         if self.is_running() and self.user_bridge.pending:
-            self.conversation.add(EntryKind.ANSWER, tr("answer", self.lang, text=text))
+            self._entry(EntryKind.ANSWER, tr("answer", self.lang, text=text))
             self.user_bridge.reply(text)
             return True
         if self.is_running():
@@ -610,7 +620,7 @@ class MainWindow(QMainWindow):
         if self.phone is None:
             self.announcer.announce(tr("sim_phone_offer", self.lang), Cue.ERROR)
             return False
-        self.conversation.add(EntryKind.REQUEST, tr("you_said", self.lang, text=text))
+        self._entry(EntryKind.REQUEST, tr("you_said", self.lang, text=text))
         starter = self.services.episode_starter
         if starter is None:
             from app.runner import start_episode
@@ -653,7 +663,7 @@ class MainWindow(QMainWindow):
         if p is None:
             return
         if p.kind is not None and p.text:
-            self.conversation.add(p.kind, p.text)
+            self._entry(p.kind, p.text)
             if p.speak:
                 self.announcer.announce(p.text, p.cue)
         if p.closes_question and self._dialog is not None:
@@ -699,7 +709,7 @@ class MainWindow(QMainWindow):
 
     def _on_thread_ended(self) -> None:
         if self._run is not None:
-            self._run.thread.wait(1000)
+            self._run.wait(1000)
         self._run = None
 
     # -- confirmation ------------------------------------------------------------------------------
@@ -788,7 +798,7 @@ class MainWindow(QMainWindow):
         if self._run is not None:
             self._run.stop()
             self.bridge.answer(ConfirmAnswer.NO)
-            self._run.thread.wait(wait_ms)
+            self._run.wait(wait_ms)
         if self._frame_op is not None and self._frame_op.is_running():
             self._frame_op.wait(wait_ms)
         QApplication.instance().removeEventFilter(self._key_filter)

@@ -18,20 +18,29 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 
+# Words a phone request often holds that Whisper mishears without a hint ("Wi-Fi" -> "live").
+HOTWORDS: dict[str, tuple[str, ...]] = {
+    "en": ("Wi-Fi", "Bluetooth", "Settings", "airplane mode", "PhoneBuddy"),
+    "zh": ("设置", "蓝牙", "飞行模式", "微信", "打开"),
+}
+
+
 class WhisperTranscription:
-    def __init__(self, transcriber: Any):
+    def __init__(self, transcriber: Any, hotwords: dict[str, tuple[str, ...]] | None = None):
         self.transcriber = transcriber
+        self.hotwords = HOTWORDS if hotwords is None else hotwords
         self.last: Any = None
 
     def __call__(self, audio: Any, lang: str) -> str:
         from speech.asr import TranscriptStatus, transcribe_file
 
         language = lang if lang in ("en", "zh") else None
+        hotwords = self.hotwords.get(language or "en", ())
         if isinstance(audio, str | Path):
-            transcript = transcribe_file(self.transcriber, audio, language=language)
+            transcript = transcribe_file(self.transcriber, audio, language=language, hotwords=hotwords)
         else:
             samples = getattr(audio, "samples", audio)
-            transcript = self.transcriber.transcribe(samples, language=language)
+            transcript = self.transcriber.transcribe(samples, language=language, hotwords=hotwords)
         self.last = transcript
         if transcript.status is TranscriptStatus.REPEAT:
             return ""

@@ -1,13 +1,13 @@
 """Qt without freezing: background work whose results come back to the GUI thread as signals.
 
-- `GeneratorWorker` runs a generator (the agent loop) on a QThread and emits each yielded event as
+- `GeneratorWorker` runs a generator (the agent loop) on a worker thread and emits each yielded event as
   `event(object)`, then `finished(object)` with the generator's return value, or `failed(object)` with
   the exception. Stopping is cooperative: `stop()` sets a `threading.Event` the generator factory was
   given and closes the generator at the next yield. The worker never touches a widget.
 - `ConfirmBridge` / `UserBridge` let the loop on the worker thread ask the user: `ask()` / `ask_user()`
   emit a signal (queued onto the GUI thread) and block the worker until the GUI answers, the run is
   stopped, or the timeout passes (None comes back: the loop then reminds, and no answer means no).
-- `BackgroundOp` is a one-shot QueryOp: run a function off the GUI thread, get `done(result)` or
+- `BackgroundOp` is a one-shot QueryOp: run a function on a Python thread, get `done(result)` or
   `failed(exception)` back on it.
 """
 
@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from assistant_core.types import ConfirmAnswer
 
@@ -28,7 +28,10 @@ GeneratorFactory = Callable[[threading.Event], Generator[Any, Any, Any]]
 
 
 class GeneratorWorker(QObject):
-    """Turns each `yield` of a background generator into a signal on the GUI thread."""
+    """Turns each `yield` of a background generator into a signal on the GUI thread.
+
+    The object lives on the GUI thread; `run()` is called on a worker thread (WorkerThread), and every
+    signal it emits there is queued to the GUI-thread receivers."""
 
     event = Signal(object)
     finished = Signal(object)
@@ -44,7 +47,6 @@ class GeneratorWorker(QObject):
         """Ask the generator to end; safe from any thread."""
         self.stop_event.set()
 
-    @Slot()
     def run(self) -> None:
         try:
             gen = self._factory(self.stop_event)
@@ -65,35 +67,40 @@ class GeneratorWorker(QObject):
 
 
 class WorkerThread(QObject):
-    """Owns one QThread running one GeneratorWorker; cleans both up when the run ends."""
+    """Runs one GeneratorWorker on a Python thread; `ended` (GUI thread) once it has returned.
+
+    A plain thread rather than a QThread: nothing Qt lives on it, so no Qt object is ever created,
+    timed or destroyed off the GUI thread."""
 
     ended = Signal()
 
     def __init__(self, worker: GeneratorWorker, parent: QObject | None = None):
         super().__init__(parent)
         self.worker = worker
-        self.thread = QThread()
-        self.thread.setObjectName("agent-worker")
-        worker.moveToThread(self.thread)
-        self.thread.started.connect(worker.run)
-        for sig in (worker.finished, worker.failed, worker.stopped):
-            sig.connect(self.thread.quit)
-        self.thread.finished.connect(self._on_thread_finished)
+        self._thread = threading.Thread(target=self._main, name="agent-worker", daemon=True)
+
+    def _main(self) -> None:
+        try:
+            self.worker.run()
+        finally:
+            self.ended.emit()
 
     def start(self) -> None:
-        self.thread.start()
+        self._thread.start()
 
     def is_running(self) -> bool:
-        return self.thread.isRunning()
+        return self._thread.is_alive()
+
+    def wait(self, ms: int = 5000) -> bool:
+        """Join the thread; True when it has ended."""
+        if self._thread.ident is None:
+            return True
+        self._thread.join(ms / 1000)
+        return not self._thread.is_alive()
 
     def stop(self, wait_ms: int = 0) -> bool:
         self.worker.stop()
-        if wait_ms:
-            return self.thread.wait(wait_ms)
-        return True
-
-    def _on_thread_finished(self) -> None:
-        self.ended.emit()
+        return self.wait(wait_ms) if wait_ms else True
 
 
 class _Waiter:
@@ -182,43 +189,22 @@ class UserBridge(QObject):
         self._waiter.give(text)
 
 
-class _OpRunner(QObject):
-    done = Signal(object)
-    failed = Signal(object)
-
-    def __init__(self, fn: Callable[[], Any]):
-        super().__init__()
-        self._fn = fn
-
-    @Slot()
-    def run(self) -> None:
-        try:
-            result = self._fn()
-        except Exception as exc:  # reported through `failed`
-            log.exception("background op failed")
-            self.failed.emit(exc)
-        else:
-            self.done.emit(result)
-        finally:
-            # quit() is thread-safe; calling it here (not through a queued slot) means the GUI thread's
-            # relay can wait for the thread to end without waiting on itself.
-            QThread.currentThread().quit()
-
-
-# Background ops in flight. A registry of live threads is the one module-level state here: a QThread
-# whose Python wrapper is collected while it runs aborts the process, so an op must outlive its caller.
+# Background ops in flight: each is held here from start() until its result has been handed over on
+# the GUI thread, so an op whose caller kept no reference is never collected half-way.
 _RUNNING: set[BackgroundOp] = set()
 
 
 class BackgroundOp(QObject):
-    """Run `fn` on its own thread; `on_done(result)` / `on_failed(exc)` run on the GUI thread.
+    """Run `fn` on a Python thread; `on_done(result)` / `on_failed(exc)` run on the GUI thread.
 
-    The callbacks are relayed through this object's own slots (it lives on the GUI thread), so a
+    The results come back through this object's own signals, queued to its GUI-thread slots, so a
     plain Python callable is never invoked on the worker thread.
     """
 
     done = Signal(object)
     failed = Signal(object)
+    _result = Signal(object)
+    _error = Signal(object)
 
     def __init__(
         self,
@@ -229,41 +215,54 @@ class BackgroundOp(QObject):
         parent: QObject | None = None,
     ):
         super().__init__(parent)
+        self._fn = fn
         self._on_done = on_done
         self._on_failed = on_failed
-        self._runner = _OpRunner(fn)
-        self._thread = QThread()
-        self._runner.moveToThread(self._thread)
-        self._thread.started.connect(self._runner.run)
-        self._runner.done.connect(self._relay_done)
-        self._runner.failed.connect(self._relay_failed)
+        self._thread = threading.Thread(target=self._main, name="background-op", daemon=True)
+        self._result.connect(self._relay_done, Qt.ConnectionType.QueuedConnection)
+        self._error.connect(self._relay_failed, Qt.ConnectionType.QueuedConnection)
+
+    def _main(self) -> None:
+        try:
+            result = self._fn()
+        except Exception as exc:  # reported through `failed`
+            log.exception("background op failed")
+            self._error.emit(exc)
+        else:
+            self._result.emit(result)
 
     def start(self) -> BackgroundOp:
-        # Kept alive by this set until the result is relayed, even when the caller keeps no reference.
         _RUNNING.add(self)
         self._thread.start()
         return self
 
     def wait(self, ms: int = 5000) -> bool:
-        return self._thread.wait(ms)
+        if self._thread.ident is None:
+            return True
+        self._thread.join(ms / 1000)
+        return not self._thread.is_alive()
 
     def is_running(self) -> bool:
-        return self._thread.isRunning()
+        return self._thread.is_alive()
+
+    def _finish(self) -> None:
+        self._thread.join(2.0)  # it has emitted and is returning; joining drops its last reference here
+        _RUNNING.discard(self)
 
     @Slot(object)
     def _relay_done(self, result: Any) -> None:
-        self._thread.wait(2000)
-        if self._on_done is not None:
-            self._on_done(result)
-        self.done.emit(result)
-        _RUNNING.discard(self)
-        self.deleteLater()
+        try:
+            if self._on_done is not None:
+                self._on_done(result)
+            self.done.emit(result)
+        finally:
+            self._finish()
 
     @Slot(object)
     def _relay_failed(self, exc: BaseException) -> None:
-        self._thread.wait(2000)
-        if self._on_failed is not None:
-            self._on_failed(exc)
-        self.failed.emit(exc)
-        _RUNNING.discard(self)
-        self.deleteLater()
+        try:
+            if self._on_failed is not None:
+                self._on_failed(exc)
+            self.failed.emit(exc)
+        finally:
+            self._finish()

@@ -23,7 +23,11 @@ def test_typed_request_confirmed_by_y_key(qtbot):
     qtbot.waitUntil(lambda: window._dialog is not None and window._dialog.isVisible(), timeout=30_000)
     dialog = window._dialog
     ticks_at_dialog = ticker.count
-    assert "Sophie Tang" in dialog.summary.text() or "Sophie Tang" in dialog.spoken_text()
+    from assistant_core.events import ConfirmationRequested
+
+    asked = [e for e in window.events_seen if isinstance(e, ConfirmationRequested)]
+    assert asked and asked[-1].question.en.startswith(dialog.summary.text())  # exactly what the loop asks
+    assert "call" in dialog.summary.text().lower()
     assert any(a.cue is Cue.CONFIRM for a in window.announcer.log)
     assert _calls(window) == []  # nothing happened before the yes
     qtbot.keyClick(dialog, Qt.Key.Key_Y)
