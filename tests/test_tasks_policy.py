@@ -115,3 +115,11 @@ def test_oracle_run_with_screenshots_still_solves():
     assert traj.success
     assert traj.steps[0].observation.screenshot is not None
     assert traj.steps[0].observation.screenshot.size == (1080, 2400)
+
+
+def test_oracle_starts_an_app_left_on_an_inner_screen_from_its_first_screen():
+    world, params = make_world("SettingsSetFontSize", 1)
+    world.launch("com.android.settings")
+    world.tap_text("Security")  # a previous run left Settings deep inside
+    traj = solve("SettingsSetFontSize", 1, world=world, params=params)
+    assert traj.success and traj.steps[0].action.kind is ActionKind.CLOSE_APP

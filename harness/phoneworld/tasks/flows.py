@@ -48,7 +48,15 @@ def rid(package: str, name: str, **kw: Any) -> Match:
 
 
 def open_app(ui: UI, package: str) -> Iterator[Move]:
-    yield from ui.open(package, NAMES.get(package, Text(package, package)))
+    """Open an app on its start screen. Scripts assume a fresh episode; where the world shows the app
+    left on an inner screen (a reused phone), it is closed first so it starts cold."""
+    name = NAMES.get(package, Text(package, package))
+    if ui.world is not None and len(ui.world.stacks.get(package, ())) > 1:
+        from assistant_core.types import Action
+
+        yield Move(Action.close_app(package), T(f"Close {name.en} to start from its first screen.",
+                                                f"先关闭{name.zh}，从首页开始。"))
+    yield from ui.open(package, name)
 
 
 # --- start-state helpers ------------------------------------------------------------------------------

@@ -14,9 +14,9 @@ from assistant_core.i18n import Text
 from assistant_core.types import Action
 from harness.phoneworld.tasks.base import Task, TaskCategory
 from harness.phoneworld.tasks.driver import UI, Match, Move, T
+from harness.phoneworld.tasks.flows import open_app
 
 SETTINGS = "com.android.settings"
-SETTINGS_NAME = Text("Settings", "设置")
 
 
 def rid(name: str) -> Match:
@@ -24,7 +24,7 @@ def rid(name: str) -> Match:
 
 
 def open_settings(ui: UI) -> Iterator[Move]:
-    yield from ui.open(SETTINGS, SETTINGS_NAME)
+    yield from open_app(ui, SETTINGS)
 
 
 @dataclass(frozen=True)
