@@ -23,6 +23,7 @@ from assistant_core.types import Action, Button, Observation, UIElement
 log = logging.getLogger(__name__)
 
 KEYBOARD_PKG = "com.android.inputmethod.latin"
+CUT = Text("Cut", "剪切")  # the text field's long-press menu (system strings)
 
 # Rows of the screen the oracle avoids when scrolling (status bar, navigation/keyboard area).
 SCROLL_TOP_FRACTION = 0.30
@@ -264,12 +265,15 @@ class UI:
 
     def type_into(self, field: Match | str, text: str, thought: Text, *, replace: str = "") -> Iterator[Move]:
         """Focus a text field by tapping it and type. `replace` is text the field is known to hold
-        already (an empty field shows its hint, so the tree cannot tell): it is deleted key by key."""
+        already (an empty field shows its hint, so the tree cannot tell): it is removed first with the
+        field's long-press menu (Cut), as a user would, not key by key (a run of identical key presses
+        looks like a stuck loop to the agent loop's guard)."""
+        if replace:
+            yield from self.long_press(field, T("Long-press the field to clear it.", "长按输入框以清空。"))
+            yield from self.tap(Match(rid="android:id/title", text=CUT.get(self.ui_lang)), T("Choose Cut.", "选择“剪切”。"))
         el = self.need(field)
         if not el.focused:
             yield from self.tap(el, T("Tap the text field.", "点击输入框。"))
-        for _ in range(len(replace)):
-            yield Move(Action.press(Button.DELETE), T("Delete the old text.", "删除原来的文字。"))
         yield Move(Action.type_text(text), thought)
 
     def wait_for(self, m: Match | str, *, tries: int = 3) -> Iterator[Move]:
