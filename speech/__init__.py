@@ -11,6 +11,7 @@ Listening
     transcribe_file(transcriber, "command.wav")           # any rate / channels, resampled to 16 kHz
     listener = Listener(transcriber, mode=PttMode.HOLD)    # microphone + push-to-talk + end-pointing
     listener.open(); listener.press(); listener.release(); listener.next_transcript(timeout=10)
+    Listener(transcriber, mode=PttMode.TOGGLE, microphone_factory=lambda: WavFileSource("cmd.wav"))  # no mic
 
 Speaking
     router = VoiceRouter(PiperEngine(locator=ModelLocator()), fallback=EspeakEngine())
@@ -46,6 +47,7 @@ _EXPORTS: dict[str, str] = {
     "PttMode": "speech.audio",
     "PushToTalk": "speech.audio",
     "Microphone": "speech.audio",
+    "WavFileSource": "speech.audio",
     "AudioSink": "speech.audio",
     "MemorySink": "speech.audio",
     "SoundDeviceSink": "speech.audio",

@@ -257,21 +257,27 @@ def _repetitive(squashed: str) -> bool:
 
 
 def collapse_repeats(text: str, language: str) -> str:
-    """'Open J2 Open J2' -> 'Open J2': a short window sometimes makes Whisper say the whole phrase twice.
-    Returns the text unchanged unless it is exactly two or more copies of one phrase (punctuation aside)."""
+    """'Open J2 Open J2' -> 'Open J2', and 'A. B. A. B. A. B' -> 'A. B.': Whisper sometimes restarts the
+    phrase it has just finished (more often with a short window) until the token limit cuts it off.
+    The text is returned unchanged unless it is one phrase said at least twice in full, optionally followed
+    by a cut-off start of a third copy (punctuation aside). A unit is at least 2 words / 3 characters, so
+    "bye bye", "妈妈", "谢谢" stay as they are."""
     if language == "zh":
-        units = [c for c in text if not _PUNCT.fullmatch(c)]
-        keep = units
+        keep = [c for c in text if not _PUNCT.fullmatch(c)]
+        units = keep
     else:
         keep = text.split()
         units = [normalize(w) for w in keep]
     n = len(units)
-    # A unit of at least 2 words / 3 characters: "bye bye", "妈妈", "谢谢" are words, not loops.
     for size in range(2 if language != "zh" else 3, n // 2 + 1):
-        if n % size == 0 and units == units[:size] * (n // size):
-            if language == "zh":
-                return "".join(keep[:size])
-            return " ".join(keep[:size]).rstrip(",;")
+        unit = units[:size]
+        if units[size : 2 * size] != unit:
+            continue
+        rest = units[2 * size :]
+        expected = (unit * (len(rest) // size + 1))[: len(rest)]
+        # The cut-off copy may end inside a word ("mod" for "mode").
+        if rest[:-1] == expected[:-1] and (not rest or expected[-1].startswith(rest[-1])):
+            return "".join(keep[:size]) if language == "zh" else " ".join(keep[:size]).rstrip(",;")
     return text
 
 
@@ -472,7 +478,7 @@ class FasterWhisperTranscriber:
             encoded,
             [prompt],
             beam_size=self.settings.beam_size,
-            max_length=min(model.max_length, len(prompt) + self.settings.max_new_tokens),
+            max_length=min(model.max_length, len(prompt) + self._token_budget(len(audio) / ASR_RATE)),
             return_scores=True,
             return_no_speech_prob=True,
             suppress_blank=True,
@@ -480,10 +486,15 @@ class FasterWhisperTranscriber:
         )[0]
         tokens = [t for t in result.sequences_ids[0] if t < tokenizer.eot]
         avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
-        text = tokenizer.decode(tokens)
+        text = collapse_repeats(tokenizer.decode(tokens).strip(), language)
         ratio = _compression_ratio(text)
         seg = Segment(text, 0.0, len(audio) / ASR_RATE, float(avg_logprob), float(result.no_speech_prob), ratio, len(tokens))
         return ([seg] if text.strip() else []), language, lang_prob
+
+    def _token_budget(self, seconds: float) -> int:
+        """No one says more than about 12 tokens a second; a longer output is a loop, and capping it also
+        caps the time a loop can cost."""
+        return min(self.settings.max_new_tokens, int(12 * seconds) + 10)
 
     def _run(self, model, audio: np.ndarray, language: str | None, hotwords: Sequence[str]):
         return model.transcribe(

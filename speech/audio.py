@@ -9,7 +9,7 @@ works on machines without audio hardware.
 - `EnergyEndpointer`: streaming end-of-utterance detection on 30 ms frames, with an adaptive noise floor;
   it ends an utterance after `trailing_silence_s` (0.7 s by default) of silence following speech.
 - `PushToTalk`: the hold or toggle state machine in front of a microphone; `Microphone` is the sounddevice
-  source (a clear `AudioDeviceError` when there is none).
+  source (a clear `AudioDeviceError` when there is none); `WavFileSource` plays a WAV file in its place.
 - `AudioSink`: where playback goes. `SoundDeviceSink` plays, `MemorySink` keeps the audio (tests, --out),
   and `play_chunked()` feeds any sink in small blocks so a stop request is honoured within one block.
 """
@@ -317,6 +317,52 @@ class Microphone:
             self._stream = None
 
     def __enter__(self) -> Microphone:
+        self.open()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class WavFileSource:
+    """A WAV file played into a block queue as if it were a microphone (same `open/close/blocks` as
+    `Microphone`): for users without a microphone, for demos and for tests. `realtime=True` paces the
+    blocks at the speed of speech; `tail_silence_s` of silence follows the file so end-pointing can fire."""
+
+    def __init__(self, path: str | Path, *, block_s: float = 0.03, realtime: bool = True, tail_silence_s: float = 1.5):
+        loaded = read_wav(path)
+        self.sample_rate = ASR_RATE
+        self.samples = np.concatenate([loaded.samples, np.zeros(int(tail_silence_s * ASR_RATE), np.float32)])
+        self.block = max(1, int(ASR_RATE * block_s))
+        self.realtime = realtime
+        self.blocks: queue.Queue[np.ndarray] = queue.Queue()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.finished = threading.Event()
+
+    def open(self) -> None:
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="wav-source", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        start = time.monotonic()
+        for i, block in enumerate(blocks_of(self.samples, self.block)):
+            if self._stop.is_set():
+                break
+            if self.realtime:
+                delay = start + i * self.block / ASR_RATE - time.monotonic()
+                if delay > 0:
+                    time.sleep(delay)
+            self.blocks.put(block)
+        self.finished.set()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+
+    def __enter__(self) -> WavFileSource:
         self.open()
         return self
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from speech.asr import Transcriber, Transcript
-from speech.audio import ASR_RATE, Microphone, PttMode, PushToTalk, read_wav, resample, to_mono
+from speech.audio import ASR_RATE, Microphone, PttMode, PushToTalk, WavFileSource, read_wav, resample, to_mono
 
 
 @dataclass(frozen=True)
@@ -43,14 +43,14 @@ class Listener:
         trailing_silence_s: float = 0.7,
         language: str | None = None,
         hotwords: Sequence[str] = (),
-        microphone_factory: Callable[[], Microphone] = Microphone,
+        microphone_factory: Callable[[], Microphone | WavFileSource] = Microphone,
     ):
         self.transcriber = transcriber
         self.language = language
         self.hotwords = tuple(hotwords)
         self.ptt = PushToTalk(mode=mode, trailing_silence_s=trailing_silence_s)
         self._microphone_factory = microphone_factory
-        self._microphone: Microphone | None = None
+        self._microphone: Microphone | WavFileSource | None = None
         self._pump_stop = threading.Event()
         self._pump: threading.Thread | None = None
 

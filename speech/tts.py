@@ -81,6 +81,20 @@ def split_sentences(text: str) -> list[str]:
     return [s.strip() for s in out if s.strip() and re.search(r"\w", s)]
 
 
+_CLAUSE = re.compile(r"(?<=[,，、:：])\s*")
+
+
+def first_clause_split(sentences: list[str], *, min_words: int = 7, min_chars: int = 10) -> list[str]:
+    """Split a long first sentence at its first comma or colon, so the first audio is ready sooner (piper
+    synthesises a whole sentence at once; time to first audio grows with its length)."""
+    if not sentences:
+        return sentences
+    first = sentences[0]
+    long_enough = len(first.split()) >= min_words or len(_HAN.findall(first)) >= min_chars
+    parts = [p for p in _CLAUSE.split(first, maxsplit=1) if p.strip()] if long_enough else [first]
+    return [*parts, *sentences[1:]]
+
+
 @dataclass(frozen=True)
 class SpeechChunk:
     """One synthesised sentence."""
@@ -232,7 +246,7 @@ class VoiceRouter:
 
     def plan(self, text: str, lang: Lang | None = None) -> list[Plan]:
         plans: list[Plan] = []
-        for sentence in split_sentences(text):
+        for sentence in first_clause_split(split_sentences(text)):
             sentence_lang = text_language(sentence, default=normalize_lang(lang)) if lang is None else normalize_lang(lang)
             if sentence_lang == "zh" and not _HAN.search(sentence):
                 sentence_lang = text_language(sentence)

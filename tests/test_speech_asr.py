@@ -176,6 +176,8 @@ def test_repeated_phrase_is_collapsed():
     assert collapse_repeats("Call Anna and Anna", "en") == "Call Anna and Anna"
     assert collapse_repeats("给妈妈", "zh") == "给妈妈" and collapse_repeats("妈妈", "zh") == "妈妈"
     assert collapse_repeats("Bye bye", "en") == "Bye bye"
+    looped = "Airplane mode is now on. I open the settings for you. Airplane mode is now on. I open the settings for you. Airplane mod"
+    assert collapse_repeats(looped, "en") == "Airplane mode is now on. I open the settings for you."
 
 
 def test_missing_model_gives_a_bilingual_message(tmp_path):

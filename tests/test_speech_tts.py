@@ -182,3 +182,13 @@ def test_speaker_reports_errors_without_crashing():
     item = speaker.say("Hello.")
     assert item.wait(5) and isinstance(item.error, VoiceUnavailableError) and errors
     speaker.close()
+
+
+def test_a_long_first_sentence_is_split_at_its_first_comma():
+    from speech.tts import first_clause_split
+
+    assert first_clause_split(["I opened the settings for you, and nothing else was changed.", "Done."]) == [
+        "I opened the settings for you,", "and nothing else was changed.", "Done."]
+    assert first_clause_split(["Yes, done."]) == ["Yes, done."]  # short: kept whole
+    assert first_clause_split(["我已经为您打开了设置，其他什么都没有改变。"]) == ["我已经为您打开了设置，", "其他什么都没有改变。"]
+    assert first_clause_split([]) == []
