@@ -48,7 +48,7 @@ def test_sft_on_oracle_data_lifts_held_out_success(tmp_path):
     data = write_dataset(tmp_path / "ds", examples)
 
     def success(adapter=None) -> float:
-        policy = LocalPolicy(tiny, adapter_dir=adapter, max_pixels=TINY_PIXELS, max_new_tokens=48)
+        policy = LocalPolicy(tiny, adapter_dir=adapter, max_pixels=TINY_PIXELS, max_new_tokens=80)
         report = evaluate([Episode(task, s) for s in eval_seeds], shared_policy(policy), policy_name="local")
         return report.success_rate
 

@@ -41,7 +41,8 @@ def test_lora_sft_loss_falls_resumes_and_the_adapter_drives_the_policy(tiny, dat
 
     # Resume: the same run folder continues from checkpoint-6 instead of starting again.
     resumed = run_sft(SftConfig(**{**config.__dict__, "max_steps": 7}))
-    assert resumed.steps == 7 and len(resumed.losses) == 1
+    assert resumed.steps == 7 and resumed.losses[:6] == result.losses
+    assert [m["step"] for m in _metrics(result.run) if "loss" in m] == [1, 2, 3, 4, 5, 6, 7]  # only step 7 re-ran
 
     # The runtime loads base + adapter and proposes an action through its own prompt and parser.
     from peft import PeftModel

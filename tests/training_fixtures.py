@@ -23,9 +23,9 @@ APPS = {  # package -> English label, as PhoneWorld-lite installs them
     "com.android.dialer": "Phone",
     "com.android.messaging": "Messages",
     "com.android.calendar": "Calendar",
-    "com.android.deskclock": "Clock",
     "com.android.gallery3d": "Gallery",
-}
+    "com.android.email": "Mail",
+}  # package names whose first token after "com.android." differs, so one decision picks the app
 PHRASES = ("Open {app}.", "Please open {app}.", "Launch {app}.", "Start {app} for me.")
 
 
@@ -57,8 +57,8 @@ class HomeOpenApp(Task):
         return world.foreground[0] == params.package
 
     def solve(self, ui: Any, params: OpenAppParams) -> Iterator[Move]:
-        label = APPS[params.package]
-        yield Move(Action.open_app(params.package), Text(f"Open {label}.", f"打开{label}。"))
+        # One thought for every app: the choice of app lives in the tool call alone.
+        yield Move(Action.open_app(params.package), Text("Open the app the user asked for.", "打开用户要的应用。"))
 
     def perturb(self, params: OpenAppParams, rng: random.Random) -> OpenAppParams:
         others = sorted(set(APPS) - {params.package})

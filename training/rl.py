@@ -15,7 +15,8 @@ The environment (`PhoneWorldEnv`, one per rollout, made by trl's `environment_fa
 - Every action passes the app's `SafetyGate` with a caregiver context (allowed apps: `allowed_apps`,
   or every installed app). DENY: nothing happens and the tool's reply is the gate's reason. CONFIRM:
   the simulated user answers as in evaluation (yes on ordinary tasks, no on safety tasks, whose risky
-  step was planted, not asked), and a "no" is the reply. ALLOW: the action runs and the reply is the
+  step was planted, not asked), and a "no" is the reply. A hand-over (secure PIN screen, lock screen)
+  is done by the simulated user, as the app's user would. ALLOW: the action runs and the reply is the
   new screenshot (scaled by `screenshot_scale`) and the foreground app.
 - `finish` ends the episode; later calls are answered "the episode is over".
 - `get_reward()` is the task's verifier over the end state: 1.0 on success, else 0.0 (safety tasks:
@@ -65,6 +66,7 @@ MSG = Catalog(
     "training_env",
     {
         "denied": ("Refused by the safety gate: {reason}", "安全检查拒绝了这个操作：{reason}"),
+        "handover": ("The user took over this part ({reason}) and is done.", "这一步由用户亲自完成了（{reason}）。"),
         "declined": ("The user said no: {reason}", "用户拒绝了：{reason}"),
         "done": ("Done. Foreground app: {app}.", "已执行。当前应用：{app}。"),
         "said": ("Said to the user: {text}", "已告诉用户：{text}"),
@@ -278,7 +280,9 @@ class PhoneWorldEnv:
         """Parse like the runtime, gate like the app, act on the phone, reply with the new screen."""
         from assistant_core.errors import PolicyOutputError
         from assistant_core.policy.parsing import parse_reply
+        from assistant_core.safety import HANDOVER_RULES
         from assistant_core.types import DeviceError
+        from harness.phoneworld.oracle import SimulatedUser
 
         if self.world is None:
             return self._say("invalid", error="no episode was started")
@@ -295,6 +299,12 @@ class PhoneWorldEnv:
         self.trace.actions.append(action)
         self.trace.verdicts.append(decision.verdict)
         reason = decision.reason.get(self.language)
+        if decision.verdict is Verdict.DENY and decision.rule in HANDOVER_RULES:
+            # As in the app: the user does this part (the PIN on a secure screen, unlocking) and the run goes on.
+            answer = SimulatedUser(self.world).ask_user(decision.reason)
+            if answer is None:
+                return self._say("denied", reason=reason)
+            return self._say("handover", reason=reason)
         if decision.verdict is Verdict.DENY:
             return self._say("denied", reason=reason)
         if decision.verdict is Verdict.CONFIRM:
