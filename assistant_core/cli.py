@@ -12,7 +12,11 @@
 --allowed-apps  packages the run may use (comma or space separated). Default: the caregiver's settings;
            with none set up and a sim task, the task's own apps.
 --db       the history database (default: the user data folder); --no-history keeps nothing.
---json     print the result as one JSON object (outcome, steps with decisions, the task verifier).
+--json     print the result as one JSON object (outcome, steps with decisions, the task verifier, and
+           `verification`: the device-level outcome check of harness.verify — verified, not_verified or
+           cannot_verify, with the evidence, the task kind and what was said).
+--kinds    extra folders of task-kind files for the outcome check (harness/verify/kinds is built in);
+--no-verify  skips the check.
 
 Exit status: 0 when the run finished (and a task's verifier, if any, passed), 1 otherwise, 2 for bad
 arguments. Heavy imports happen inside functions.
@@ -47,6 +51,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--adb-host", default="127.0.0.1", help="the adb server for a real phone")
     p.add_argument("--adb-port", type=int, default=5037, help="the adb server's port (it is never started for you)")
+    p.add_argument("--kinds", action="append", default=[], help="an extra folder of task-kind files for the check")
+    p.add_argument("--no-verify", action="store_true", help="do not check the outcome on the phone")
     return p
 
 
@@ -270,7 +276,15 @@ def _run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     # The simulated phone needs no real waiting; a real phone does (interruptible by stop).
     sleep = (lambda s: None) if device_spec.kind == "sim" else (lambda s: stop.wait(s))
-    outcome_check = TaskOutcomeCheck(task, world, params) if task is not None else None
+    outcome_check = None
+    if not args.no_verify:
+        from pathlib import Path
+
+        from harness.verify import KindRegistry, OutcomeVerifier
+
+        kinds = KindRegistry.load(extra=[Path(k) for k in args.kinds])
+        notes.extend(kinds.problems)
+        outcome_check = OutcomeVerifier(kinds)
 
     questions: list[dict[str, str]] = []
     events: list[dict[str, Any]] = []
@@ -315,8 +329,7 @@ def _run(args: argparse.Namespace) -> int:
             "confirmations_asked": questions,
             "refusals": result.refusals,
             "steps": [_step_json(s) for s in result.steps],
-            "verification": ({"status": str(result.verification.status), "evidence": result.verification.evidence}
-                             if result.verification else None),
+            "verification": _verification_json(result.verification, args.lang),
             "task": None if task is None else {
                 "id": task.id, "seed": device_spec.seed, "verifier_passed": verifier,
                 "sensitive_events": [_event_json(e) for e in world.sensitive_events],
@@ -332,6 +345,16 @@ def _run(args: argparse.Namespace) -> int:
         history.close()
     ok = result.outcome is Outcome.FINISHED and (verifier is None or verifier)
     return 0 if ok else 1
+
+
+def _verification_json(v: Any, lang: str) -> dict[str, Any] | None:
+    if v is None:
+        return None
+    summary = getattr(v, "summary", None)
+    return {"status": str(v.status), "evidence": v.evidence, "kind": getattr(v, "kind", ""),
+            "said": summary.get(lang) if summary is not None else None,
+            "said_en": summary.en if summary is not None else None,
+            "said_zh": summary.zh if summary is not None else None}
 
 
 def _step_json(step: Any) -> dict[str, Any]:

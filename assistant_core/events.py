@@ -81,6 +81,8 @@ class Verification:
 
     status: VerificationStatus
     evidence: str = ""
+    summary: Text | None = None  # what to say about it, in both languages (harness.verify fills it)
+    kind: str = ""  # the task kind that was checked ("" when none matched)
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,9 @@ Behaviour (every bound is in `LoopConfig`):
 - every event is written to the history store (when given) as it is yielded, so before the action it
   precedes is dispatched; step rows and consent rows are fsync'd (see history.py).
 - `outcome_check(goal=..., result=..., device=...)` (optional) runs after the end and fills
-  `EpisodeResult.verification`.
+  `EpisodeResult.verification`; if it has `before_run(goal=..., device=...)` that runs before the first
+  step (so a state already true before the run is not taken as success). A verification carrying a
+  `summary` is said (SUMMARY) and appended to the run's summary and history record.
 
 No printing, no globals, no wall-clock sleeping of its own: time comes from `clock`, waiting from
 `sleep` (by default an interruptible wait on the stop event).
@@ -374,6 +376,7 @@ class _Episode:
                                                  policy=self.info.policy)
             self.history.add_message("user", self.goal, lang=self.config.lang, run_id=self.run_id)
         outcome, summary = Outcome.STOPPED, MSG["stopped"]
+        self.before_check()
         try:
             try:
                 policy_failures = 0
@@ -391,6 +394,12 @@ class _Episode:
                                    confirmations=self.confirmations, refusals=self.refusals)
             if self.outcome_check is not None:
                 result = replace(result, verification=self.verify(result))
+                said = result.verification.summary if result.verification else None
+                if said is not None:
+                    # The spoken summary says what the check found (verified / not / cannot verify).
+                    yield self.emit(Said(self.index, said, SayPurpose.SUMMARY))
+                    summary = Text(f"{summary.en} {said.en}", f"{summary.zh}{said.zh}")
+                    result = replace(result, summary=summary)
             self.finished = True
             finished = self.emit(Finished(self.index, outcome, summary, result))
             if self.history is not None and self.run_id is not None:
@@ -407,6 +416,16 @@ class _Episode:
                 self.flush()
                 self.history.finish_run(self.run_id, outcome=str(Outcome.STOPPED), steps=len(self.steps),
                                         summary=MSG["stopped"].en)
+
+    def before_check(self) -> None:
+        """An outcome check that compares before and after reads the phone now (`before_run`, optional)."""
+        before_run = getattr(self.outcome_check, "before_run", None)
+        if before_run is None:
+            return
+        try:
+            before_run(goal=self.goal, device=self.device)
+        except (DeviceError, RuntimeError, ValueError, OSError) as error:
+            log.warning("outcome check could not read the phone before the run: %s", error)
 
     def verify(self, result: EpisodeResult) -> Verification:
         assert self.outcome_check is not None

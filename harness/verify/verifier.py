@@ -1,0 +1,193 @@
+"""The outcome verifier: recognises the request's kind, reads the phone before and after the run, and
+says verified / not verified / cannot verify, with the evidence and a spoken sentence in both languages.
+
+    verifier = OutcomeVerifier(KindRegistry.load())
+    verifier.before_run(goal=goal, device=device)          # the agent loop calls this before step one
+    verification = verifier(goal=goal, result=result, device=device)   # ... and this after the end
+    verification.status, verification.evidence, verification.summary.get("zh")
+
+    # without the loop (benchmarks, the CLI): explicit readings
+    plan = verifier.plan(goal); before = read(probe, plan.commands); ...; verifier.judge(plan, before, after)
+
+Contract: never raises for anything the phone says or fails to say — an unreadable or failed reading is
+cannot_verify with the reason; an unknown kind is cannot_verify "I can't check this kind of task"; a
+request whose kind is known but whose details are missing says which detail. Only a change seen
+between the two readings is verified.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from assistant_core.events import Verification, VerificationStatus
+from assistant_core.i18n import Catalog, Text
+from harness.verify.checks import CHECKS, PARAM_NAMES, Finding, Readings
+from harness.verify.probe import Probe, ProbeError, probe_for
+from harness.verify.registry import UNAVAILABLE, KindMatch, KindRegistry
+
+log = logging.getLogger(__name__)
+
+SAY = Catalog(
+    "verify",
+    {
+        "verified": ("I checked on the phone: {detail}.", "我在手机上核实过了：{detail}。"),
+        "not_verified": ("I could not confirm it on the phone: {detail}.", "我没能在手机上确认：{detail}。"),
+        "cannot_verify": ("I can't check whether it was done: {detail}.", "我没法核实是否完成：{detail}。"),
+        "no_kind": ("I can't check this kind of task, so I can't confirm it was done.",
+                    "这类任务我没法核实，所以不能确认是否完成。"),
+        "unavailable": ("I can't check this kind of task ({what}): {reason}.", "这类任务（{what}）我没法核实：{reason}。"),
+        "missing": ("I can't check it exactly: the request doesn't say {param}.", "我没法准确核实：请求里没有说{param}。"),
+        "no_probe": ("I can't read this phone's state", "我读不到这部手机的状态"),
+        "no_before": ("I could not read the phone before the run started ({reason})", "开始之前没能读取手机状态（{reason}）"),
+        "read_failed": ("I could not read the phone ({reason})", "读取手机失败（{reason}）"),
+    },
+)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What checking one request takes: its kind match (None: unknown kind) and the commands to read."""
+
+    goal: str
+    match: KindMatch | None
+    commands: tuple[str, ...] = ()
+
+    @property
+    def checkable(self) -> bool:
+        return bool(self.commands)
+
+
+def read(probe: Probe, commands: tuple[str, ...]) -> Readings:
+    """Run each command once (`pull:PATH` pulls a small file; a missing file reads as None).
+    ProbeError when the phone cannot be read at all."""
+    outputs: list[tuple[str, str | None]] = []
+    for cmd in commands:
+        if cmd.startswith("pull:"):
+            path = cmd.removeprefix("pull:")
+            try:
+                data: str | None = probe.pull(path).decode("utf-8", "replace")
+            except ProbeError as error:
+                if "no such file" not in str(error).lower():
+                    raise
+                data = None
+            outputs.append((cmd, data))
+        else:
+            outputs.append((cmd, probe.shell(cmd)))
+    return Readings(tuple(outputs))
+
+
+def _result(status: VerificationStatus, summary: Text, evidence: str, kind: str) -> Verification:
+    return Verification(status, evidence, summary=summary, kind=kind)
+
+
+@dataclass
+class OutcomeVerifier:
+    """The loop's OutcomeCheck over device state. One instance serves one run at a time."""
+
+    kinds: KindRegistry
+    probe: Probe | None = None  # default: probe_for(device)
+    _before: Readings | None = field(default=None, repr=False)
+    _before_error: str = field(default="", repr=False)
+    _plan: Plan | None = field(default=None, repr=False)
+
+    def plan(self, goal: str) -> Plan:
+        match = self.kinds.match(goal)
+        if match is None or match.kind.check == UNAVAILABLE or match.missing:
+            return Plan(goal, match)
+        check = CHECKS[match.kind.check]
+        return Plan(goal, match, check.commands(match.params))
+
+    def _probe(self, device: Any) -> Probe | None:
+        return self.probe if self.probe is not None else probe_for(device)
+
+    def before_run(self, *, goal: str, device: Any) -> None:
+        """Read the phone before the run (what the after-reading is compared with)."""
+        self._plan, self._before, self._before_error = self.plan(goal), None, ""
+        if not self._plan.checkable:
+            return
+        probe = self._probe(device)
+        if probe is None:
+            self._before_error = SAY["no_probe"].en
+            return
+        try:
+            self._before = read(probe, self._plan.commands)
+        except ProbeError as error:
+            log.warning("before-run reading failed: %s", error)
+            self._before_error = str(error)
+
+    def __call__(self, *, goal: str, result: Any = None, device: Any = None) -> Verification:
+        plan = self._plan if self._plan is not None and self._plan.goal == goal else self.plan(goal)
+        early = self.explain(plan)
+        if early is not None:
+            return early
+        kind = plan.match.kind.name if plan.match else ""
+        if self._before is None:
+            reason = self._before_error or "before_run was not called"
+            return _result(VerificationStatus.CANNOT_VERIFY, SAY["cannot_verify"].format(
+                detail=SAY["no_before"].format(reason=reason)), f"no reading from before the run: {reason}", kind)
+        probe = self._probe(device)
+        if probe is None:
+            return _result(VerificationStatus.CANNOT_VERIFY, SAY["cannot_verify"].format(detail=SAY["no_probe"]),
+                           "no probe for this device", kind)
+        try:
+            after = read(probe, plan.commands)
+        except ProbeError as error:
+            return _result(VerificationStatus.CANNOT_VERIFY, SAY["cannot_verify"].format(
+                detail=SAY["read_failed"].format(reason=str(error))), f"after-run reading failed: {error}", kind)
+        return self.judge(plan, self._before, after)
+
+    def explain(self, plan: Plan) -> Verification | None:
+        """The answer for a request that can't be checked (unknown kind, unavailable, details missing)."""
+        match = plan.match
+        if match is None:
+            return _result(VerificationStatus.CANNOT_VERIFY, SAY["no_kind"], "no task kind matches this request", "")
+        kind = match.kind
+        if kind.check == UNAVAILABLE:
+            reason = kind.reason or Text("there is no way to read it", "没有办法读取")
+            return _result(VerificationStatus.CANNOT_VERIFY,
+                           Text(SAY["unavailable"].en.format(what=kind.describe.en, reason=reason.en),
+                                SAY["unavailable"].zh.format(what=kind.describe.zh, reason=reason.zh)),
+                           f"kind {kind.name}: {reason.en}", kind.name)
+        if match.missing:
+            names = [PARAM_NAMES[m] if m in PARAM_NAMES else Text(m, m) for m in match.missing]
+            param = Text(", ".join(n.en for n in names), "、".join(n.zh for n in names))
+            return _result(VerificationStatus.CANNOT_VERIFY,
+                           Text(SAY["missing"].en.format(param=param.en), SAY["missing"].zh.format(param=param.zh)),
+                           f"kind {kind.name}: the request does not give {list(match.missing)}", kind.name)
+        return None
+
+    def judge(self, plan: Plan, before: Readings, after: Readings) -> Verification:
+        early = self.explain(plan)
+        if early is not None:
+            return early
+        assert plan.match is not None
+        kind = plan.match.kind
+        finding: Finding = CHECKS[kind.check].judge(plan.match.params, before, after)
+        template = SAY[str(finding.status)]
+        summary = Text(template.en.format(detail=finding.detail.en), template.zh.format(detail=finding.detail.zh))
+        return _result(finding.status, summary, f"kind {kind.name} ({kind.check}): {finding.evidence}", kind.name)
+
+
+def verify_between(verifier: OutcomeVerifier, goal: str, probe: Probe, act: Any) -> Verification:
+    """Read, call `act()` (whatever changes the phone), read again, judge. For benchmarks and tests."""
+    plan = verifier.plan(goal)
+    if not plan.checkable:
+        act()
+        early = verifier.explain(plan)
+        assert early is not None
+        return early
+    try:
+        before = read(probe, plan.commands)
+    except ProbeError as error:
+        act()
+        return _result(VerificationStatus.CANNOT_VERIFY, SAY["cannot_verify"].format(
+            detail=SAY["no_before"].format(reason=str(error))), str(error), plan.match.kind.name if plan.match else "")
+    act()
+    try:
+        after = read(probe, plan.commands)
+    except ProbeError as error:
+        return _result(VerificationStatus.CANNOT_VERIFY, SAY["cannot_verify"].format(
+            detail=SAY["read_failed"].format(reason=str(error))), str(error), plan.match.kind.name if plan.match else "")
+    return verifier.judge(plan, before, after)
