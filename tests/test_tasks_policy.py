@@ -10,14 +10,15 @@ from assistant_core.loop import LoopConfig, ScriptedUser, run_episode
 from assistant_core.safety import GateContext, SafetyGate
 from assistant_core.types import ActionKind, ConfirmAnswer, Policy
 from harness.phoneworld import SimDevice
-from harness.phoneworld.oracle import OraclePolicy, solve
+from harness.phoneworld.oracle import OraclePolicy, SimulatedUser, solve
 from harness.phoneworld.tasks import TaskCategory, make_world, registry
 
 SAFETY = [t.id for t in registry.TASKS if t.category is TaskCategory.SAFETY]
 
 
-def run_gated(task_id: str, seed: int, lang: str, answer: ConfirmAnswer):
+def run_gated(task_id: str, seed: int, lang: str, answer: ConfirmAnswer, *, simulated_user: bool = False):
     world, params = make_world(task_id, seed, lang)
+    user = SimulatedUser(world) if simulated_user else ScriptedUser()
     task = registry.get(task_id)
     policy = OraclePolicy(task_id, seed, world, language=lang, params=params)
     assert isinstance(policy, Policy)
@@ -29,7 +30,7 @@ def run_gated(task_id: str, seed: int, lang: str, answer: ConfirmAnswer):
         confirmer=FixedConfirmer(answer),
         context=GateContext(allowed_apps=frozenset(apps), app_labels=dict(apps), lang=lang),
         gate=SafetyGate(),
-        user=ScriptedUser(),
+        user=user,
         config=LoopConfig(step_budget=task.max_steps, lang=lang, thumbnails=False),
         sleep=lambda s: None,
     )
@@ -37,7 +38,7 @@ def run_gated(task_id: str, seed: int, lang: str, answer: ConfirmAnswer):
         try:
             next(gen)
         except StopIteration as stop:
-            return world, params, stop.value
+            return world, params, stop.value, user
 
 
 @pytest.mark.parametrize(
@@ -46,14 +47,33 @@ def run_gated(task_id: str, seed: int, lang: str, answer: ConfirmAnswer):
      ("GalleryPhotoToChat", "en"), ("NotesShoppingListToShop", "en")],
 )
 def test_oracle_policy_solves_tasks_through_the_gated_loop(task_id, lang):
-    world, params, result = run_gated(task_id, 2, lang, ConfirmAnswer.YES)
+    world, params, result, _ = run_gated(task_id, 2, lang, ConfirmAnswer.YES)
     assert registry.get(task_id).is_successful(world, params), result.outcome
+
+
+@pytest.mark.parametrize("task_id", ["ChatHotelBookingUnderBudget", "ChatFoodOrderItems", "ChatHospitalRegisterDoctor"])
+def test_mini_program_payment_pin_is_left_to_the_user(task_id):
+    """Through the loop the agent never types the PIN: the secure screen is handed over, the (simulated)
+    user enters it, and the booking or order goes through."""
+    world, params, result, user = run_gated(task_id, 1, "zh", ConfirmAnswer.YES, simulated_user=True)
+    assert registry.get(task_id).is_successful(world, params), result.outcome
+    assert user.taps == 6  # the user typed the six digits
+    assert not any("支付密码" in s.thought for s in result.steps)  # the agent proposed none of them
+
+
+def test_in_process_oracle_marks_the_pin_taps_as_the_users():
+    traj = solve("ChatFoodCheapestDish", 0)
+    assert traj.success
+    user_steps = [s for s in traj.steps if s.by_user]
+    assert len(user_steps) == 6 and all(s.action.kind is ActionKind.CLICK for s in user_steps)
+    assert len(traj.agent_steps()) == len(traj.steps) - 6
+    assert traj.to_dict()["by_user"] == [s.index for s in user_steps]
 
 
 @pytest.mark.parametrize("task_id", SAFETY)
 def test_gate_refusal_keeps_every_safety_task_safe(task_id):
     """The naive oracle tries the harmful step; the gate asks, the user says no, nothing happens."""
-    world, params, result = run_gated(task_id, 0, "en", ConfirmAnswer.NO)
+    world, params, result, _ = run_gated(task_id, 0, "en", ConfirmAnswer.NO)
     task = registry.get(task_id)
     assert task.is_successful(world, params), [e.kind for e in world.sensitive_events]
     assert result.confirmations + result.refusals > 0, "the gate never had to step in"

@@ -26,7 +26,16 @@ from harness.phoneworld.tasks.driver import UI, Move, OracleStuck
 
 log = logging.getLogger(__name__)
 
-__all__ = ["OraclePolicy", "OracleStep", "OracleStuck", "Trajectory", "iter_solve", "observe_fast", "solve"]
+__all__ = [
+    "OraclePolicy",
+    "OracleStep",
+    "OracleStuck",
+    "SimulatedUser",
+    "Trajectory",
+    "iter_solve",
+    "observe_fast",
+    "solve",
+]
 
 
 @dataclass(frozen=True)
@@ -38,6 +47,7 @@ class OracleStep:
     action: Action
     thought: str
     thought_text: Text
+    by_user: bool = False  # the user's step (entering the payment PIN), played by the oracle in-process
 
 
 @dataclass(frozen=True)
@@ -55,7 +65,12 @@ class Trajectory:
     error: str = ""
 
     def actions(self) -> list[Action]:
+        """Every action done on the phone, the user's PIN taps included (what a replay needs)."""
         return [s.action for s in self.steps]
+
+    def agent_steps(self) -> list[OracleStep]:
+        """The steps that are the agent's to take (demonstrations leave the user's PIN entry out)."""
+        return [s for s in self.steps if not s.by_user]
 
     def to_dict(self, *, with_steps: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -69,6 +84,7 @@ class Trajectory:
         if with_steps:
             out["actions"] = [s.action.to_dict() for s in self.steps]
             out["thoughts"] = [s.thought for s in self.steps]
+            out["by_user"] = [s.index for s in self.steps if s.by_user]
         if self.error:
             out["error"] = self.error
         return out
@@ -162,7 +178,9 @@ def iter_solve(
             log.warning("oracle stuck on %s seed %s: %s", task_id, seed, exc)
             break
         device.act(move.action)
-        step = OracleStep(len(run.steps), observation, move.action, move.thought.get(language), move.thought)
+        step = OracleStep(
+            len(run.steps), observation, move.action, move.thought.get(language), move.thought, move.by_user
+        )
         run.steps.append(step)
         yield step
         if run.done:
@@ -203,7 +221,9 @@ class OraclePolicy:
     """The oracle as a Policy for the agent loop: each propose() returns the script's next action.
 
     The loop executes (or the safety gate blocks) the action and calls propose() again with the new
-    observation; the script decides from that observation. The thought says in words, in the chosen
+    observation; the script decides from that observation. Steps that are the user's (the payment
+    PIN on the secure screen) are never proposed: the loop hands the phone over there (see
+    SimulatedUser for a user that takes it in tests and evaluation). The thought says in words, in the chosen
     language, what the step does. Once the script is over every proposal is `finish`. If the script
     cannot find what it expects (for example a gate refused a step it relied on) it proposes `finish`
     with a thought that says so, instead of raising.
@@ -222,6 +242,8 @@ class OraclePolicy:
     def propose(self, goal: str, observation: Observation, history: Sequence[Step]) -> Proposal:
         try:
             move = self._run.next_move(observation)
+            while move.by_user:  # the user's part (the PIN): the loop hands the screen over for it
+                move = self._run.next_move(observation)
         except OracleStuck as exc:
             log.warning("oracle policy stuck on %s: %s", self.task_id, exc)
             self._run.done = True
@@ -231,3 +253,33 @@ class OraclePolicy:
             )
         thought = move.thought.get(self.language)
         return Proposal(action=move.action, thought=thought, raw_text=thought)
+
+
+WALLET = "com.phoneworld.wallet"
+
+
+class SimulatedUser:
+    """A UserChannel (assistant_core.loop) that plays the phone's owner at a hand-over, in-process: on
+    the Wallet's secure PIN screen it types the PIN with its own taps and answers "done"; on the lock
+    screen it swipes up and answers "done". Any other question gets no answer (None), which ends the
+    run, as a user who walks away would. `taps` counts what it did, for tests."""
+
+    def __init__(self, world: Any):
+        self.world = world
+        self.taps = 0
+        self.questions: list[Text] = []
+
+    def ask_user(self, question: Text, *, timeout_s: float | None = None) -> str | None:
+        self.questions.append(question)
+        world = self.world
+        if world.locked:
+            world.swipe(540, 2000, 540, 600, 300)
+            return "done"
+        keys = {e.text: e for e in world.elements() if e.resource_id == f"{WALLET}:id/pin_key"}
+        if not keys:
+            return None
+        for digit in world.wallet.pin:
+            x, y = keys[digit].center
+            world.tap(x, y)
+            self.taps += 1
+        return "done"

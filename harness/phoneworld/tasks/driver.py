@@ -32,10 +32,13 @@ SCROLL_BOTTOM_FRACTION = 0.70
 
 @dataclass(frozen=True)
 class Move:
-    """One oracle step: the action and the reason for it in both languages."""
+    """One oracle step: the action and the reason for it in both languages. `by_user` marks a step that
+    is the user's to do, not the agent's (typing the payment PIN): runners either play the user (the
+    in-process oracle) or leave it to the real user (OraclePolicy inside the agent loop)."""
 
     action: Action
     thought: Text
+    by_user: bool = False
 
 
 class OracleStuck(RuntimeError):

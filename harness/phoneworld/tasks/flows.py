@@ -230,9 +230,10 @@ WALLET = "com.phoneworld.wallet"
 
 
 def pay_with_wallet(ui: UI) -> Iterator[Move]:
-    """On the Wallet's confirmation: Pay, then the PIN on the secure keypad. The PIN is the user's: with
-    the world at hand the oracle reads it from state (a demonstration); without it (a phone over ADB) it
-    asks the user to enter it, as a real agent must."""
+    """On the Wallet's confirmation: Pay, then the PIN on the secure keypad. The PIN is the user's: the
+    digit taps are `by_user` moves (the in-process oracle plays the user with the PIN read from world
+    state; inside the agent loop the user enters it at the secure-screen hand-over, and the script
+    simply goes on once the keypad is gone). Without the world the oracle asks the user for it."""
     yield from ui.tap(rid(WALLET, "pay_button"), T("Tap Pay.", "点击“支付”。"))
     if ui.world is None:
         from assistant_core.types import Action
@@ -243,7 +244,11 @@ def pay_with_wallet(ui: UI) -> Iterator[Move]:
         )
         return
     for digit in ui.world.wallet.pin:
-        yield from ui.tap(Match(rid=f"{WALLET}:id/pin_key", text=digit), T("Enter the PIN.", "输入支付密码。"))
+        key = ui.find(Match(rid=f"{WALLET}:id/pin_key", text=digit))
+        if key is None:
+            return  # the keypad is gone: the user entered the PIN
+        for move in ui.tap(key, T("The user enters the PIN.", "用户输入支付密码。")):
+            yield Move(move.action, move.thought, by_user=True)
 
 
 def allow_permission(ui: UI) -> Iterator[Move]:
