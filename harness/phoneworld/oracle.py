@@ -134,6 +134,8 @@ class _Run:
 
 def _start(task_id: str, seed: int, language: str, world: Any, params: Any) -> _Run:
     task = registry.get(task_id)
+    if params is None and world is not None and getattr(world, "task", None) is task:
+        params = world.task_params  # a TaskWorld of this task knows its episode's params
     if params is None:
         params = task.params(task.rng_for(seed))
     ui = UI(world=world, lang=language)
