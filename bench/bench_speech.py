@@ -139,6 +139,30 @@ def bench_tts(repeats: int) -> None:
     print(f"whole reply: {whole_s:.2f} s for {audio_s:.2f} s of speech, RTF {whole_s / audio_s:.3f}")
     ok = "meets" if speaker_first <= TTS_TARGET_S else "misses"
     print(f"Speaker.say(reply) -> first block at the sink (first clause split off): {speaker_first:.3f} s ({ok})")
+    silence_s, last_block_s = speaker_stop_latency(engine, repeats)
+    print(f"Speaker.stop() during speech (real-time sink, 50 ms blocks): sink aborted after {silence_s * 1000:.1f} ms, "
+          f"last block began {last_block_s * 1000:.1f} ms after stop (target 200 ms)")
+
+
+def speaker_stop_latency(engine, repeats: int) -> tuple[float, float]:
+    """Median time from stop() to the sink's abort, and to the start of the last block written after it."""
+    from speech.audio import MemorySink
+    from speech.tts import Speaker, VoiceRouter
+
+    aborts, lasts = [], []
+    for _ in range(repeats):
+        sink = MemorySink(22_050, realtime=True)
+        speaker = Speaker(VoiceRouter(engine), sink)
+        speaker.say(REPLY + " " + REPLY, "en")
+        while len(sink.arrivals) < 10:
+            time.sleep(0.005)
+        stop_at = time.monotonic()
+        speaker.stop()
+        time.sleep(0.3)
+        aborts.append(sink.aborts[0] - stop_at)
+        lasts.append(max([t - stop_at for t in sink.arrivals if t > stop_at], default=0.0))
+        speaker.close()
+    return statistics.median(aborts), statistics.median(lasts)
 
 
 def speaker_first_audio(engine, repeats: int) -> float:

@@ -16,7 +16,6 @@ works on machines without audio hardware.
 
 from __future__ import annotations
 
-import io
 import logging
 import queue
 import threading
@@ -162,17 +161,6 @@ def write_wav(path: str | Path, samples: np.ndarray, sample_rate: int) -> Path:
         wav.setframerate(sample_rate)
         wav.writeframes(pcm.tobytes())
     return path
-
-
-def wav_bytes(samples: np.ndarray, sample_rate: int) -> bytes:
-    buffer = io.BytesIO()
-    pcm = (np.clip(samples, -1.0, 1.0) * 32767.0).astype("<i2")
-    with wave.open(buffer, "wb") as wav:
-        wav.setnchannels(1)
-        wav.setsampwidth(2)
-        wav.setframerate(sample_rate)
-        wav.writeframes(pcm.tobytes())
-    return buffer.getvalue()
 
 
 # ----- voice activity end-pointing -------------------------------------------------------------------------
@@ -525,6 +513,7 @@ class SoundDeviceSink:
             raise AudioDeviceError(MESSAGES["no_speaker_device"])
         self.sample_rate = sample_rate
         self._sd = sd
+        self._aborted_at = float("-inf")
         try:
             self._stream = sd.OutputStream(samplerate=sample_rate, channels=1, dtype="float32", device=device, latency=latency)
             self._stream.start()
@@ -532,11 +521,19 @@ class SoundDeviceSink:
             raise AudioDeviceError(MESSAGES["audio_device_failed"].format(reason=error)) from error
 
     def write(self, samples: np.ndarray) -> None:
-        if not self._stream.active:
-            self._stream.start()
-        self._stream.write(np.asarray(samples, np.float32).reshape(-1, 1))
+        try:
+            if not self._stream.active:
+                self._stream.start()
+            self._stream.write(np.asarray(samples, np.float32).reshape(-1, 1))
+        except self._sd.PortAudioError as error:
+            # abort() from another thread stops the stream under a blocked write: that block is dropped,
+            # which is what stopping means. Anything else is a device problem the caller should hear of.
+            if time.monotonic() - self._aborted_at > 1.0:
+                raise AudioDeviceError(MESSAGES["audio_device_failed"].format(reason=error)) from error
+            log.debug("write interrupted by abort: %s", error)
 
     def abort(self) -> None:
+        self._aborted_at = time.monotonic()
         self._stream.abort()  # drops buffered audio; restarted on the next write
 
     def drain(self) -> None:

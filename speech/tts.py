@@ -457,7 +457,14 @@ class Speaker:
                 samples = resample(samples, chunk.sample_rate, self.sink.sample_rate)
             if item.first_audio_at is None:
                 item.first_audio_at = time.monotonic()
-            self._play(samples, item)
+            try:
+                self._play(samples, item)
+            except SpeechError as error:  # the device went away mid-sentence: report, keep serving
+                log.warning("playback failed: %s", error)
+                item.error = error
+                item.cancel.set()
+                if self.on_error is not None:
+                    self.on_error(error)
 
     def _play(self, samples: np.ndarray, item: SpokenItem) -> None:
         block = max(1, int(self.sink.sample_rate * self.block_s))
