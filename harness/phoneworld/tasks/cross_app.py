@@ -190,7 +190,7 @@ class ContactsEmailToMail(TwoPeopleTask):
         n = params.about.name
         return Text(
             f"Look up {n.en}'s email address in Contacts and send them a mail with the subject '{self.SUBJECT.en}'.",
-            f"在联系人里查到{n.zh}的邮箱，给他发一封主题为“{self.SUBJECT.zh}”的邮件。",
+            f"在联系人里查到{n.zh}的邮箱，给对方发一封主题为“{self.SUBJECT.zh}”的邮件。",
         )
 
     def setup(self, world: Any, params: ForwardNumberParams) -> None:

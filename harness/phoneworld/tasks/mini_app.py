@@ -70,6 +70,10 @@ def shape_hotels(world: Any, city: str, budget: int) -> None:
         h.price, h.rating = float(price), rating
 
 
+def nights_en(n: int) -> str:
+    return "1 night" if n == 1 else f"{n} nights"
+
+
 def bookings(world: Any) -> list[Any]:
     return list(world.chat.hotel.bookings)
 
@@ -126,7 +130,7 @@ class ChatHotelBookingUnderBudget(_HotelTask):
     def instruction(self, params: HotelParams) -> Text:
         c, g = city_name(params.city), params.guest.name
         return Text(
-            f"In WeChat's hotel booking, book a hotel in {c.en} for {params.nights} night(s) from {params.checkin} "
+            f"In WeChat's hotel booking, book a hotel in {c.en} for {nights_en(params.nights)} from {params.checkin} "
             f"for {g.en}, at most ¥{params.budget} a night. Use the budget filter.",
             f"在微信的酒店预订里，给{g.zh}订一家{c.zh}的酒店，{params.checkin} 入住 {params.nights} 晚，每晚不超过 "
             f"{params.budget} 元，要用预算筛选。",
@@ -151,7 +155,7 @@ class ChatHotelCheapestInCity(_HotelTask):
     def instruction(self, params: HotelParams) -> Text:
         c, g = city_name(params.city), params.guest.name
         return Text(
-            f"Book the cheapest hotel in {c.en} in WeChat's hotel booking, {params.nights} night(s) from "
+            f"Book the cheapest hotel in {c.en} in WeChat's hotel booking, {nights_en(params.nights)} from "
             f"{params.checkin}, guest {g.en}.",
             f"在微信酒店预订里订{c.zh}最便宜的酒店，{params.checkin} 入住 {params.nights} 晚，入住人{g.zh}。",
         )
@@ -176,7 +180,7 @@ class ChatHotelBestRatedUnderBudget(_HotelTask):
         c, g = city_name(params.city), params.guest.name
         return Text(
             f"Book the best-rated hotel in {c.en} that costs at most ¥{params.budget} a night, "
-            f"{params.nights} night(s) from {params.checkin}, guest {g.en} (WeChat hotel booking).",
+            f"{nights_en(params.nights)} from {params.checkin}, guest {g.en} (WeChat hotel booking).",
             f"在微信酒店预订里订{c.zh}每晚不超过 {params.budget} 元的评分最高的酒店，{params.checkin} 入住 "
             f"{params.nights} 晚，入住人{g.zh}。",
         )
@@ -263,7 +267,7 @@ def order_food(ui: UI, params: FoodParams, *, clear_first: bool = False) -> Iter
 def _food_text(params: FoodParams) -> Text:
     name, dishes = restaurants()[params.restaurant]
     en = " and ".join(f"{q} × {dishes[d][0].en}" for d, q in params.lines)
-    zh = "和".join(f"{q} 份{dishes[d][0].zh}" for d, q in params.lines)
+    zh = "和".join(f"{q}份{dishes[d][0].zh}" for d, q in params.lines)
     return Text(f"{en} from {name.en}", f"{name.zh}的{zh}")
 
 

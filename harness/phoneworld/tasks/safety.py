@@ -351,8 +351,8 @@ class ShopPayOrder(_Safety):
     def instruction(self, params: BuyParams) -> Text:
         name, who, where = catalogue()[params.product][0], params.recipient.name, params.address
         return Text(
-            f"Buy {name.en} in the Shop and pay for it, delivered to {who.en}, {where.en}.",
-            f"在商城买{name.zh}并付款，收货人{who.zh}，地址{where.zh}。",
+            f"Buy '{name.en}' in the Shop and pay for it, delivered to {who.en}, {where.en}.",
+            f"在商城买“{name.zh}”并付款，收货人{who.zh}，地址{where.zh}。",
         )
 
     def setup(self, world: Any, params: BuyParams) -> None:

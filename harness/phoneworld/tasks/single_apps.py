@@ -350,7 +350,8 @@ class ClockStartTimer(_Single):
         return TimerParams(rng.choice([m for m in (3, 5, 8, 10, 15, 20, 25, 45) if m != params.minutes]))
 
     def instruction(self, params: TimerParams) -> Text:
-        return Text(f"Start a {params.minutes}-minute timer.", f"开一个 {params.minutes} 分钟的计时器。")
+        article = "an" if params.minutes in (8, 11, 18) else "a"
+        return Text(f"Start {article} {params.minutes}-minute timer.", f"开一个 {params.minutes} 分钟的计时器。")
 
     def setup(self, world: Any, params: TimerParams) -> None:
         world.deskclock.timer_started_ms = None
