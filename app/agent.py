@@ -63,6 +63,22 @@ class AgentChoice:
         return tr(AGENT_LABEL_KEYS[self.kind], lang)
 
 
+NO_LOCAL_RUNTIME = Text(
+    "This installation has no local model runtime: the installer leaves torch and transformers out to stay "
+    "small. Set a model server address in Settings, or install the ML pack (see the installers README), "
+    "then try again.",
+    "此安装版本没有本地模型运行环境：为了保持安装包小巧，安装程序没有包含 torch 和 transformers。"
+    "请在设置中填写模型服务器地址，或安装机器学习扩展包（见安装说明），然后再试。",
+)
+
+
+def local_runtime_present() -> bool:
+    """Whether torch and transformers can be imported here (the default installer bundle lacks them)."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(m) is not None for m in ("torch", "transformers"))
+
+
 def weights_present(profile: str | None = None) -> bool:
     """Whether the policy's weights are on this computer (assistant_core.policy.weights, no network)."""
     from assistant_core.policy.errors import PolicyUnavailable
@@ -174,6 +190,8 @@ def make_policy(choice: AgentChoice, *, lang: str, world: Any = None, task_id: s
 
         return RemotePolicy(choice.server_address, profile=profile, lang=lang, max_pixels=choice.max_pixels,
                             max_new_tokens=choice.max_new_tokens)
+    if not local_runtime_present():
+        raise AgentUnavailableError(NO_LOCAL_RUNTIME)
     from assistant_core.policy.local import LocalPolicy
     from assistant_core.policy.weights import locate_weights
 

@@ -68,7 +68,20 @@ def _voice_input(wav: Path | None):
         return None
 
 
+def _import_sqlite_utils_without_pandas() -> None:
+    """sqlite-utils imports pandas when it is installed (only to map pandas.Timestamp columns, which the
+    app never stores); that costs seconds at start-up. Hide pandas during that one import only."""
+    if "sqlite_utils" in sys.modules or "pandas" in sys.modules:
+        return
+    sys.modules["pandas"] = None  # type: ignore[assignment]  # makes `import pandas` raise ImportError
+    try:
+        import sqlite_utils  # noqa: F401
+    finally:
+        del sys.modules["pandas"]
+
+
 def _history(path: Path | None):
+    _import_sqlite_utils_without_pandas()
     from assistant_core.history import HistoryStore
 
     return HistoryStore(path) if path is not None else HistoryStore()
@@ -76,6 +89,7 @@ def _history(path: Path | None):
 
 def build_window(args: argparse.Namespace, *, services=None):
     """The MainWindow for parsed arguments (a QApplication must exist)."""
+    _import_sqlite_utils_without_pandas()
     from PySide6.QtWidgets import QApplication
 
     from app.agent import AgentKind, choose_agent, weights_present
@@ -109,8 +123,10 @@ def build_window(args: argparse.Namespace, *, services=None):
     preferred = AgentKind.SERVER if args.server else (stored.kind if stored else None)
     server = args.server or (stored.server_address if stored else "")
     profile = settings.model if settings is not None else ""
-    agent = choose_agent(preferred, simulated=phone is None or phone.is_simulated,
-                         have_weights=weights_present(profile or None), server=server, profile=profile)
+    simulated = phone is None or phone.is_simulated
+    # Looking for weights imports huggingface_hub (seconds): start with what needs no look-up and
+    # settle the choice in the background once the window is up.
+    agent = choose_agent(preferred, simulated=simulated, have_weights=False, server=server, profile=profile)
     if services is None:
         speaker, earcons = (None, None) if (args.no_speech or args.self_check) else _speaker_and_earcons()
         services = AppServices(
@@ -122,6 +138,15 @@ def build_window(args: argparse.Namespace, *, services=None):
             simulated_phone=lambda lg: open_simulated(lg, seed=args.seed),
         )
     window = MainWindow(lang=lang, theme=theme, services=services, phone=phone, agent=agent)
+    if agent.kind is not AgentKind.SERVER and not args.self_check:
+        from app.workers import BackgroundOp
+
+        def settle(have: bool) -> None:
+            if have and not window.is_running():
+                window.set_agent(choose_agent(preferred, simulated=simulated, have_weights=True, server=server,
+                                              profile=profile))
+
+        BackgroundOp(lambda: weights_present(profile or None), on_done=settle, parent=window).start()
     if settings is not None:
         from dataclasses import replace
 
@@ -141,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     if args.self_check:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        from app.selfcheck import main as full_self_check  # every installed part (installers), then exit 0/1
+
+        return full_self_check(args)
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -156,4 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         print("phonebuddy self-check:", "OK" if not problems else f"{len(problems)} problem(s)")
         window.shutdown()
         return 0 if not problems else 1
+    from app.first_run import start as on_started  # the setup wizard on a bundle's first run; start-up probe
+
+    on_started(window)
     return int(app.exec())

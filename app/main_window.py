@@ -640,7 +640,7 @@ class MainWindow(QMainWindow):
         worker.finished.connect(self._on_agent_finished)
         worker.failed.connect(self._on_agent_failed)
         worker.stopped.connect(self._on_agent_stopped)
-        self._run = WorkerThread(worker, parent=self)
+        self._run = WorkerThread(worker)
         self._run.ended.connect(self._on_thread_ended)
         self._set_state(State.WORKING)
         self.announcer.announce(tr("started", self.lang, text=text), Cue.WORKING)
@@ -750,6 +750,11 @@ class MainWindow(QMainWindow):
         if self.is_running():
             self._set_state(State.WORKING)
 
+    def set_agent(self, agent: AgentChoice) -> None:
+        """Switch the brain (between runs): the status line says which one runs."""
+        self.agent = agent
+        self._update_status()
+
     def apply_settings(self, settings: Any, agent: AgentChoice | None = None) -> None:
         """Apply saved caregiver settings (assistant_core.settings.CaregiverSettings) to the window."""
         self.caregiver_settings = settings
@@ -784,7 +789,7 @@ class MainWindow(QMainWindow):
             self.announcer.announce(tr("nothing_to_repeat", self.lang))
 
     def next_area(self) -> None:
-        current = QApplication.focusWidget()
+        current = self.focusWidget()
         areas = [a for a in self.areas if a.isVisible()]
         idx = areas.index(current) if current in areas else -1
         areas[(idx + 1) % len(areas)].setFocus(Qt.FocusReason.TabFocusReason)

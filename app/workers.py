@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable, Generator
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 
 from assistant_core.types import ConfirmAnswer
@@ -214,7 +215,10 @@ class BackgroundOp(QObject):
         on_failed: Callable[[BaseException], None] | None = None,
         parent: QObject | None = None,
     ):
-        super().__init__(parent)
+        # `parent` is the owner whose callbacks these are, not a Qt parent: a Qt parent would delete this
+        # object while its thread runs. Once the owner is gone, the callbacks are skipped.
+        super().__init__()
+        self._owner = parent
         self._fn = fn
         self._on_done = on_done
         self._on_failed = on_failed
@@ -249,10 +253,13 @@ class BackgroundOp(QObject):
         self._thread.join(2.0)  # it has emitted and is returning; joining drops its last reference here
         _RUNNING.discard(self)
 
+    def _owner_alive(self) -> bool:
+        return self._owner is None or shiboken6.isValid(self._owner)
+
     @Slot(object)
     def _relay_done(self, result: Any) -> None:
         try:
-            if self._on_done is not None:
+            if self._on_done is not None and self._owner_alive():
                 self._on_done(result)
             self.done.emit(result)
         finally:
@@ -261,7 +268,7 @@ class BackgroundOp(QObject):
     @Slot(object)
     def _relay_failed(self, exc: BaseException) -> None:
         try:
-            if self._on_failed is not None:
+            if self._on_failed is not None and self._owner_alive():
                 self._on_failed(exc)
             self.failed.emit(exc)
         finally:

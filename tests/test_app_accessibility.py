@@ -168,3 +168,20 @@ def test_text_survives_200_percent_scaling(lang):
     report = json.loads(out.stdout.strip().splitlines()[-1])
     assert report["ratio"] == 2.0
     assert report["bad"] == [], report
+
+
+def test_self_check_entry_point_reports_ok(capsys):
+    from app.main import main
+
+    assert main(["--self-check", "--db", ":memory:"]) == 0
+    assert "self-check: OK" in capsys.readouterr().out
+
+
+def test_f6_moves_between_areas(qtbot):
+    window = make_window(qtbot)
+    window.talk_button.setFocus()
+    seen = []
+    for _ in range(len(window.areas)):
+        window.next_area()
+        seen.append(window.focusWidget())
+    assert set(map(id, seen)) == set(map(id, window.areas))

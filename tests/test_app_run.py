@@ -72,3 +72,15 @@ def test_unknown_demo_request_is_explained(qtbot):
     last = window.conversation.entries[-1]
     assert last.kind is EntryKind.ERROR
     assert "scripted demonstration" in last.text
+
+
+def test_spoken_stop_ends_the_run(qtbot):
+    """'stop' (the session's meta-command parser) is a command, not a request for the model."""
+    window = make_window(qtbot)
+    window.submit_request("Call Sophie Tang")
+    qtbot.waitUntil(lambda: window._dialog is not None, timeout=30_000)
+    assert window.handle_voice_command("stop please")
+    with qtbot.waitSignal(window.run_finished, timeout=30_000):
+        pass
+    assert _calls(window) == []
+    assert not window.handle_voice_command("stop the alarm at seven")  # a sentence is a request
