@@ -148,6 +148,11 @@ def test_unknown_task_names_close_matches():
     with pytest.raises(KeyError) as err:
         registry.get("Nonsense")
     assert "phonebuddy world list" in str(err.value)
+    with pytest.raises(KeyError, match="unknown task"):
+        registry.get(None)  # type: ignore[arg-type]
+    with pytest.raises(KeyError) as err:
+        registry.get("settingsturnonwifi")
+    assert "did you mean SettingsTurnOnWifi" in str(err.value)
 
 
 def test_params_are_seeded_and_instructions_bilingual():

@@ -43,6 +43,8 @@ def ids() -> tuple[str, ...]:
 
 def get(task_id: str) -> Task:
     """The task with this id; an unknown id raises UnknownTaskError naming close matches."""
+    if not isinstance(task_id, str):
+        raise UnknownTaskError(repr(task_id), [])
     try:
         return _BY_ID[task_id]
     except KeyError:
