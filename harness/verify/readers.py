@@ -43,12 +43,14 @@ _ERROR_MARKS = (
 def _refuse_errors(text: str, what: str) -> None:
     """Raise Unreadable when the phone printed an error instead of data. Lines carrying user data (a
     row's values, a notification's text) are not searched: a message may well say "Exception"."""
-    for line in text.splitlines():
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
         if line.startswith("Row: ") or re.match(r"^\s*android\.(title|text)=", line):
             continue
         for mark in _ERROR_MARKS:
             if mark in line:
-                raise Unreadable(f"{what}: the phone answered with an error: {line.strip()[:160]}")
+                said = " / ".join(ln.strip() for ln in lines[i : i + 2] if ln.strip())
+                raise Unreadable(f"{what}: the phone answered with an error: {said[:200]}")
 
 
 def _short(text: str) -> str:

@@ -1,0 +1,177 @@
+"""Every task kind checked through the real adb server against the simulated phone: a run that did the
+thing is verified; one that stopped an action short, used the wrong parameters (recipient, time, body,
+number...) or did nothing is not; a state already true before the run is not success. The world's own
+task verifier is asked too, so a check that drifts from it fails here."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from assistant_core.events import VerificationStatus
+from assistant_core.types import ActionKind
+from harness.adb import AdbDevice
+from harness.phoneworld.oracle import solve
+from harness.phoneworld.tasks import make_world, registry
+from harness.phoneworld.world import World
+from harness.verify import AdbProbe, KindRegistry, OutcomeVerifier, read
+
+pytest_plugins = ("tests.adb_fixtures",)
+
+# One task per kind (two for calls: by name and by number), alternating languages.
+CASES = [
+    ("MessagesSendText", "send_message"), ("PhoneCallContact", "call"), ("PhoneDialNumber", "call"),
+    ("ContactsAddContact", "add_contact"), ("ContactsDeleteContact", "delete_contact"),
+    ("CalendarAddEvent", "create_event"), ("CalendarDeleteEvent", "delete_event"), ("ClockSetAlarm", "set_alarm"),
+    ("ClockTurnOffAlarm", "turn_off_alarm"), ("ClockStartTimer", "start_timer"), ("NotesCreateNote", "save_note"),
+    ("NotesDeleteNote", "delete_note"), ("FilesDeleteFile", "delete_file"), ("GalleryDeletePhoto", "delete_photo"),
+    ("SettingsTurnOnWifi", "wifi_on"), ("SettingsTurnOnBluetooth", "bluetooth_on"),
+    ("SettingsTurnOffBluetooth", "bluetooth_off"), ("SettingsTurnOnAirplaneMode", "airplane_on"),
+    ("SettingsTurnOnDarkTheme", "dark_theme_on"), ("SettingsTurnOffLocation", "location_off"),
+    ("SettingsSetBrightness", "set_brightness"), ("SettingsSetFontSize", "set_font_size"),
+    ("SettingsChangeLanguage", "set_language"), ("SettingsConnectWifiNetwork", "connect_wifi_network"),
+]
+KINDS = KindRegistry.load()
+
+
+@pytest.fixture(scope="module")
+def phone(adb_server):
+    from tests.adb_fixtures import attach_phone
+
+    with attach_phone(adb_server, World(seed=0)) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def probe(adb_server, phone):
+    device = AdbDevice(adb_server.client(), phone.address, reconnect_grace_s=3.0)
+    yield AdbProbe(device)
+    device.close()
+
+
+def test_the_cases_cover_every_kind_that_has_a_check_and_a_task():
+    checkable = {k.name for k in KINDS.kinds if k.check != "unavailable"} - {"wifi_off", "airplane_off", "location_on"}
+    assert {kind for _, kind in CASES} == checkable
+
+
+def _serve(phone, world) -> None:
+    with phone.lock:
+        phone.world = world
+
+
+def _check(phone, probe, verifier, task_id, seed, lang, act):
+    world, params = make_world(task_id, seed, lang)
+    _serve(phone, world)
+    goal = registry.get(task_id).instruction(params).get(lang)
+    plan = verifier.plan(goal)
+    assert plan.checkable, f"{goal!r} has no checkable kind: {verifier.explain(plan)}"
+    before = read(probe, plan.commands)
+    act(world, params)
+    after = read(probe, plan.commands)
+    return verifier.judge(plan, before, after), bool(registry.get(task_id).is_successful(world, params)), plan
+
+
+@pytest.mark.parametrize(("index", "task_id", "kind"), [(i, t, k) for i, (t, k) in enumerate(CASES)])
+def test_every_kind_through_the_adb_server(phone, probe, index, task_id, kind):
+    verifier = OutcomeVerifier(KINDS)
+    lang = "zh" if index % 2 else "en"
+    seed = 1 + index % 3
+    task = registry.get(task_id)
+
+    def done(world, params):
+        solve(task_id, seed, lang, world=world, params=params)
+
+    def nothing(world, params):
+        return None
+
+    full_world, full_params = make_world(task_id, seed, lang)
+    effective = [s for s in solve(task_id, seed, lang, world=full_world, params=full_params).steps
+                 if s.action.kind is not ActionKind.FINISH]
+
+    def short(world, params):
+        solve(task_id, seed, lang, world=world, params=params, max_steps=len(effective) - 1)
+
+    def wrong(world, params):
+        solve(task_id, seed, lang, world=world, params=task.perturb(params, random.Random(index)))
+
+    result, truth, plan = _check(phone, probe, verifier, task_id, seed, lang, done)
+    assert plan.match.kind.name == kind
+    assert truth and result.status is VerificationStatus.VERIFIED, result.evidence
+    assert result.summary.en.startswith("I checked") and result.summary.zh.startswith("我在手机上核实过了")
+
+    for name, act in (("nothing", nothing), ("short", short), ("wrong", wrong)):
+        if name == "wrong" and task.perturb(full_params, random.Random(index)) is None:
+            continue  # a parameter-less task has nothing to get wrong
+        result, truth, _ = _check(phone, probe, verifier, task_id, seed, lang, act)
+        assert not truth, f"{name}: the world's verifier passed, so this run is no test"
+        assert result.status is VerificationStatus.NOT_VERIFIED, f"{name}: {result.evidence}"
+        assert result.summary.en.startswith("I could not confirm") and result.summary.zh
+
+
+@pytest.mark.parametrize(("index", "task_id", "kind"), [(i, t, k) for i, (t, k) in enumerate(CASES)])
+def test_a_state_already_true_before_the_run_is_not_success(phone, probe, index, task_id, kind):
+    verifier = OutcomeVerifier(KINDS)
+    lang = "en" if index % 2 else "zh"
+
+    def already(world, params):
+        return None
+
+    world, params = make_world(task_id, 0, lang)
+    solve(task_id, 0, lang, world=world, params=params)  # done before the "run" starts
+    assert registry.get(task_id).is_successful(world, params)
+    _serve(phone, world)
+    plan = verifier.plan(registry.get(task_id).instruction(params).get(lang))
+    before = read(probe, plan.commands)
+    after = read(probe, plan.commands)
+    result = verifier.judge(plan, before, after)
+    assert result.status is VerificationStatus.NOT_VERIFIED, result.evidence
+
+
+def test_settings_kinds_without_a_task_read_the_setting_through_adb(phone, probe):
+    verifier = OutcomeVerifier(KINDS)
+    world = World(seed=3)
+    _serve(phone, world)
+    for goal, key, value in (("Turn off Wi-Fi.", "wifi_on", "0"), ("关闭飞行模式", "airplane_mode_on", "0"),
+                             ("Turn on location.", "location_mode", "3")):
+        namespace = "secure" if key == "location_mode" else "global"
+        world.settings_put(namespace, key, "1" if value == "0" else "0")
+        plan = verifier.plan(goal)
+        before = read(probe, plan.commands)
+        world.settings_put(namespace, key, value)
+        result = verifier.judge(plan, before, read(probe, plan.commands))
+        assert result.status is VerificationStatus.VERIFIED, (goal, result.evidence)
+
+
+def test_kinds_the_phone_cannot_show_are_said_plainly():
+    verifier = OutcomeVerifier(KINDS)
+    for goal in ('Send Max Yuan a WeChat message: "hi"', "用微信给袁麦克斯发消息：“我六点到”",
+                 "Email Amy Cao at amy.cao@example.com with the subject 'Lunch' and the text 'hi'."):
+        result = verifier(goal=goal)
+        assert result.status is VerificationStatus.CANNOT_VERIFY and "private" in result.summary.en
+        assert "私有" in result.summary.zh
+    unknown = verifier(goal="Sing me a song about the sea.")
+    assert unknown.status is VerificationStatus.CANNOT_VERIFY
+    assert unknown.summary.en == "I can't check this kind of task, so I can't confirm it was done."
+    assert unknown.summary.zh == "这类任务我没法核实，所以不能确认是否完成。"
+    missing = verifier(goal="Eric Pan texted me when the bus leaves tomorrow. Set an alarm for that time.")
+    assert missing.status is VerificationStatus.CANNOT_VERIFY and "the time" in missing.summary.en
+
+
+def test_a_phone_that_answers_with_errors_gives_cannot_verify(phone, probe, monkeypatch):
+    verifier = OutcomeVerifier(KINDS)
+    world, params = make_world("MessagesSendText", 0, "en")
+    _serve(phone, world)
+    plan = verifier.plan(registry.get("MessagesSendText").instruction(params).get("en"))
+    before = read(probe, plan.commands)
+    solve("MessagesSendText", 0, "en", world=world, params=params)
+
+    def denied(args, io):
+        io.err("Error while accessing provider:sms\njava.lang.SecurityException: Permission Denial: reading "
+               "com.android.providers.telephony.SmsProvider requires android.permission.READ_SMS\n")
+        return 1
+
+    monkeypatch.setitem(phone.shell.commands, "content", denied)
+    result = verifier.judge(plan, before, read(probe, plan.commands))
+    assert result.status is VerificationStatus.CANNOT_VERIFY and "Permission Denial" in result.evidence
+    assert "could not be read" in result.summary.en and result.summary.zh
