@@ -170,3 +170,9 @@ def test_oracle_fills_required_form_fields_only(task_id):
     assert solve(task_id, 0, world=world).success
     assert world.privacy_log, "the booking or order went through a form"
     assert all(sub.personal_count == 0 for sub in world.privacy_log)
+
+
+def test_oracle_scrolls_a_long_list_to_find_its_target():
+    traj = solve("PhoneCallContact", 0, "zh")
+    assert traj.success
+    assert any(s.action.kind == "scroll" for s in traj.steps)

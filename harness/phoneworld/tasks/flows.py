@@ -74,6 +74,24 @@ def put_contact(world: Any, p: Person) -> None:
     state.contacts.sort(key=lambda c: c.name.en.lower())
 
 
+def crowd_contacts(world: Any) -> None:
+    """Fill the contact list past one screen with the remaining people of the world's name pool, so
+    finding a contact needs scrolling (the numbers come from the world's seed: deterministic)."""
+    import random
+
+    from harness.phoneworld.apps.content import NAMES as WORLD_NAMES
+    from harness.phoneworld.apps.phone import Contact
+    from harness.phoneworld.tasks.content import phone_number
+
+    rng = random.Random(f"{world.seed}:crowd")
+    state = world.phone
+    have = {c.name.en for c in state.contacts}
+    for i, (en, zh) in enumerate(WORLD_NAMES):
+        if en not in have:
+            state.contacts.append(Contact(f"crowd{i}", Text(en, zh), phone_number(rng)))
+    state.contacts.sort(key=lambda c: c.name.en.lower())
+
+
 def contact_named(world: Any, name: Text) -> Any:
     return next((c for c in world.phone.contacts if c.name.en == name.en), None)
 

@@ -25,6 +25,7 @@ from harness.phoneworld.tasks.flows import (
     chat_send,
     compose_mail,
     contact_named,
+    crowd_contacts,
     open_app,
     open_chat,
     open_contact,
@@ -58,6 +59,7 @@ def _pair(rng: random.Random) -> PairParams:
 
 
 def _setup_pair(world: Any, params: PairParams) -> None:
+    crowd_contacts(world)  # a long list: the oracle has to scroll to find people
     put_contact(world, params.target)
     put_contact(world, params.decoy)
 
