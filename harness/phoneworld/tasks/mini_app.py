@@ -235,7 +235,21 @@ def order_matches(order: Any, params: FoodParams) -> bool:
     )
 
 
-def order_food(ui: UI, params: FoodParams, *, clear_first: bool = False) -> Iterator[Move]:
+def cheapest_on_menu(ui: UI) -> int:
+    """The index of the cheapest dish on the open menu, read off the screen (first one on a tie)."""
+    els = ui.elements
+    prices = []
+    for i, e in enumerate(els):
+        if e.resource_id == f"{CHAT}:id/dish":
+            summary = next(x for x in els[i + 1 : i + 3] if x.resource_id == "android:id/summary")
+            prices.append(float(summary.text.lstrip("¥")))
+    if not prices:
+        raise OracleStuck("no dishes on the menu")
+    return min(range(len(prices)), key=lambda k: (prices[k], k))
+
+
+def order_food(ui: UI, params: FoodParams, *, clear_first: bool = False, cheapest: bool = False) -> Iterator[Move]:
+    """Order `params.lines` (or, with `cheapest`, one of the menu's cheapest dish) from the restaurant."""
     name, dishes = restaurants()[params.restaurant]
     yield from open_mini(ui, "food")
     if clear_first:
@@ -245,7 +259,8 @@ def order_food(ui: UI, params: FoodParams, *, clear_first: bool = False) -> Iter
     yield from ui.scroll_tap(
         Match(rid="android:id/title", text=ui.say(name)), T(f"Open {name.en}.", f"打开{name.zh}。")
     )
-    for d, qty in params.lines:
+    lines = ((cheapest_on_menu(ui), 1),) if cheapest else params.lines
+    for d, qty in lines:
         dish = ui.say(dishes[d][0])
         label = ui.need(Match(rid="android:id/title", text=dish))
         for _ in range(qty):
@@ -383,13 +398,7 @@ class ChatFoodCheapestDish(_FoodTask):
         )
 
     def solve(self, ui: UI, params: FoodParams) -> Iterator[Move]:
-        # Read the prices off the menu: the script opens the menu and picks the lowest.
-        if ui.world is not None:
-            cheapest = self._cheapest(ui.world, params.restaurant).id
-            index = int(cheapest.split("d")[1])
-        else:
-            index = 0
-        yield from order_food(ui, replace(params, lines=((index, 1),)))
+        yield from order_food(ui, params, cheapest=True)  # the prices are read off the menu
 
 
 # --- hospital ------------------------------------------------------------------------------------------------

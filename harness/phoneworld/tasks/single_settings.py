@@ -247,7 +247,7 @@ class SettingsSetFontSize(_SettingsTask):
         yield from open_settings(ui)
         yield from ui.tap(rid("display_settings"), T("Open the display settings.", "打开显示设置。"))
         yield from ui.tap(rid("font_size"), T("Open the font size options.", "打开字体大小选项。"))
-        name = params.name.get(ui.world.language if ui.world is not None else ui.lang)
+        name = ui.say(params.name)
         yield from ui.tap(
             Match(rid=f"{SETTINGS}:id/font_option", text=name),
             T(f"Choose '{params.name.en}'.", f"选择“{params.name.zh}”。"),
