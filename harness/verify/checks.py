@@ -24,7 +24,7 @@ import datetime as dt
 import json
 import logging
 import zoneinfo
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Protocol
 
@@ -299,28 +299,25 @@ def _new_rows(before: list[dict[str, str | None]], after: list[dict[str, str | N
     return out
 
 
-def _guard(fn: Callable[[Params, Readings, Readings], Finding]) -> Callable[[Params, Readings, Readings], Finding]:
-    def run(params: Params, before: Readings, after: Readings) -> Finding:
+class _Judged:
+    """A check's `judge`: its own `_judge`, with unreadable readings turned into cannot_verify."""
+
+    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         try:
-            return fn(params, before, after)
+            return self._judge(params, before, after)  # type: ignore[attr-defined]
         except Unreadable as error:
             return cannot(str(error))
-
-    return run
 
 
 # --- messages and calls --------------------------------------------------------------------------------------
 
-class SmsSent:
+class SmsSent(_Judged):
     name = "sms_sent"
     required = ("recipient", "text")
     SENT = "content query --uri content://sms/sent --projection _id:address:body:date"
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return (CONTACTS, self.SENT)
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         cols = ("_id", "address", "body", "date")
@@ -340,16 +337,13 @@ class SmsSent:
         return not_verified("sms_none", evidence)
 
 
-class CallMade:
+class CallMade(_Judged):
     name = "call_made"
     required = ("recipient",)
     CALLS = "content query --uri content://call_log/calls --projection _id:number:type:date"
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return (CONTACTS, self.CALLS)
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         cols = ("_id", "number", "type", "date")
@@ -370,15 +364,12 @@ class CallMade:
 
 # --- contacts ------------------------------------------------------------------------------------------------
 
-class ContactAdded:
+class ContactAdded(_Judged):
     name = "contact_added"
     required = ("name", "number")
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return (CONTACTS,)
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         want = _norm(params.name)
@@ -400,15 +391,12 @@ class ContactAdded:
         return not_verified("contact_missing", evidence, name=params.name, number=params.number)
 
 
-class ContactRemoved:
+class ContactRemoved(_Judged):
     name = "contact_removed"
     required = ("name",)
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return (CONTACTS,)
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         want = _norm(params.name)
@@ -442,15 +430,12 @@ def _today(r: Readings) -> dt.date:
     return dt.datetime.fromtimestamp(parse_epoch(r.text(DATE)), dt.UTC).astimezone(_zone(r)).date()
 
 
-class EventCreated:
+class EventCreated(_Judged):
     name = "event_created"
     required = ("title", "date", "time")
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return (EVENTS, DATE, TZ)
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         day = extract.parse_date(params.date, today=_today(before))
@@ -477,15 +462,12 @@ class EventCreated:
         return not_verified("event_none", evidence, title=params.title)
 
 
-class EventRemoved:
+class EventRemoved(_Judged):
     name = "event_removed"
     required = ("title",)
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return (EVENTS, TZ)
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         want = _norm(params.title)
@@ -521,15 +503,12 @@ def _alarm_times(r: Readings) -> list[str]:
     return [f"{_local(a.when_ms, zone):%H:%M}" for a in _clock_alarms(r, timer=False)]
 
 
-class AlarmSet:
+class AlarmSet(_Judged):
     name = "alarm_set"
     required = ("time",)
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return (ALARMS, TZ)
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         had, now = _alarm_times(before), _alarm_times(after)
@@ -541,15 +520,12 @@ class AlarmSet:
         return not_verified("alarm_other", evidence, time=params.time, found=", ".join(now) or "-")
 
 
-class AlarmOff:
+class AlarmOff(_Judged):
     name = "alarm_off"
     required = ("time",)
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return (ALARMS, TZ)
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         had, now = _alarm_times(before), _alarm_times(after)
@@ -561,16 +537,13 @@ class AlarmOff:
         return verified("alarm_off_ok", evidence, time=params.time)
 
 
-class TimerStarted:
+class TimerStarted(_Judged):
     name = "timer_started"
     required = ("minutes",)
     SLACK_S = 2
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return (ALARMS, DATE)
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         t0, t1 = parse_epoch(before.text(DATE)), parse_epoch(after.text(DATE))
@@ -620,15 +593,12 @@ def _setting_shown(params: Params, value: str | None) -> str:
     return value
 
 
-class SettingIs:
+class SettingIs(_Judged):
     name = "setting"
     required = ("namespace", "key")
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return (f"settings get {params.namespace} {params.key}",)
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         cmd = self.commands(params)[0]
@@ -650,16 +620,13 @@ def _setting_finding(was_ok: bool, now_ok: bool, what: Text, shown: str, evidenc
                                 FOUND[key].zh.format(what=what.zh, value=zh_shown)), evidence)
 
 
-class WifiNetwork:
+class WifiNetwork(_Judged):
     name = "wifi_network"
     required = ("value",)
     WIFI = "dumpsys wifi"
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return (self.WIFI,)
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         was, now = parse_wifi_ssid(before.text(self.WIFI)), parse_wifi_ssid(after.text(self.WIFI))
@@ -674,7 +641,7 @@ def _ls(folder: str) -> str:
     return f"ls -l {folder}"
 
 
-class FileSaved:
+class FileSaved(_Judged):
     name = "file_saved"
     required = ("folder", "title")
 
@@ -683,9 +650,6 @@ class FileSaved:
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return (_ls(params.folder), f"pull:{self.path(params)}")
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         path = self.path(params)
@@ -701,15 +665,12 @@ class FileSaved:
         return verified("file_ok", evidence, path=path)
 
 
-class FileRemoved:
+class FileRemoved(_Judged):
     name = "file_removed"
     required = ("name", "folders")
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return tuple(_ls(f) for f in params.folders)
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _found(self, params: Params, r: Readings) -> list[str]:
         want = _norm(params.name)
@@ -733,16 +694,13 @@ class FileRemoved:
 
 # --- apps and notifications -------------------------------------------------------------------------------------
 
-class AppForeground:
+class AppForeground(_Judged):
     name = "app_foreground"
     required = ("package",)
     WINDOW = "dumpsys window"
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return (self.WINDOW,)
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         package, activity = parse_foreground(after.text(self.WINDOW))
@@ -752,16 +710,13 @@ class AppForeground:
         return not_verified("app_other", evidence, app=params.package, found=package or activity or "-")
 
 
-class PackageInstalled:
+class PackageInstalled(_Judged):
     name = "package_installed"
     required = ("package",)
     PACKAGES = "pm list packages"
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return (self.PACKAGES,)
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         was = params.package in parse_packages(before.text(self.PACKAGES))
@@ -772,16 +727,13 @@ class PackageInstalled:
         return not_verified("installed_ok" if now else "installed_not", evidence, app=params.package)
 
 
-class NotificationPosted:
+class NotificationPosted(_Judged):
     name = "notification_posted"
     required = ("text",)
     NOTIFICATIONS = "dumpsys notification --noredact"
 
     def commands(self, params: Params) -> tuple[str, ...]:
         return (self.NOTIFICATIONS,)
-
-    def judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        return _guard(self._judge)(params, before, after)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         want = _norm(params.text)
