@@ -12,6 +12,7 @@ Listening
     listener = Listener(transcriber, mode=PttMode.HOLD)    # microphone + push-to-talk + end-pointing
     listener.open(); listener.press(); listener.release(); listener.next_transcript(timeout=10)
     Listener(transcriber, mode=PttMode.TOGGLE, microphone_factory=lambda: WavFileSource("cmd.wav"))  # no mic
+    is_stop_command(t)                                    # "stop" / "停" while speaking -> speaker.stop()
 
 Speaking
     router = VoiceRouter(PiperEngine(locator=ModelLocator()), fallback=EspeakEngine())
@@ -44,6 +45,7 @@ _EXPORTS: dict[str, str] = {
     "transcribe_file": "speech.asr",
     "Listener": "speech.listener",
     "Heard": "speech.listener",
+    "is_stop_command": "speech.listener",
     "PttMode": "speech.audio",
     "PushToTalk": "speech.audio",
     "Microphone": "speech.audio",

@@ -23,6 +23,23 @@ import numpy as np
 from speech.asr import Transcriber, Transcript
 from speech.audio import ASR_RATE, Microphone, PttMode, PushToTalk, WavFileSource, read_wav, resample, to_mono
 
+# Spoken words that mean "stop talking" (barge-in): the app listens while the Speaker talks and calls
+# speaker.stop() when a short transcript is one of these.
+STOP_WORDS: frozenset[str] = frozenset(
+    {"stop", "stop it", "stop talking", "be quiet", "quiet", "enough", "cancel", "shut up",
+     "停", "停止", "停下", "别说了", "不要说了", "安静", "闭嘴", "取消", "够了"}
+)
+
+
+def is_stop_command(transcript: Transcript) -> bool:
+    """True when the transcript is just a request to stop (any case or punctuation, at most 3 words)."""
+    from speech.asr import normalize
+
+    text = normalize(transcript.text)
+    if not text or len(text.split()) > 3:
+        return False
+    return text in STOP_WORDS or text.replace(" ", "") in STOP_WORDS
+
 
 @dataclass(frozen=True)
 class Heard:

@@ -42,3 +42,21 @@ def test_hold_mode_and_direct_audio():
     heard = listener.next_transcript(timeout=10)
     assert heard is not None and heard.ended_by == "released"
     assert wer("go back", heard.transcript.text) <= 0.5, heard.transcript.text
+
+
+def test_stop_words_in_both_languages():
+    from speech.asr import Transcript, TranscriptStatus
+    from speech.listener import is_stop_command
+
+    def t(text):
+        return Transcript(text, "en", 1.0, 0.9, -0.1, 0.0, TranscriptStatus.OK)
+
+    assert all(is_stop_command(t(x)) for x in ("Stop.", "stop talking!", "停！", "别说了。", "Be quiet"))
+    assert not any(is_stop_command(t(x)) for x in ("", "Stop the music app and open Settings", "停车场在哪里"))
+
+
+def test_spoken_stop_is_recognised():
+    from speech.listener import is_stop_command
+
+    heard = Listener(base_transcriber(), language="en").transcribe_audio(espeak_clip("Stop talking"))
+    assert is_stop_command(heard), heard.text
