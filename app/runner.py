@@ -72,18 +72,38 @@ def start_episode(request: EpisodeRequest) -> Generator[Any, Any, Any]:
 
     phone, lang = request.connection, request.lang
     task_id = ""
+    match = None
     if request.agent.kind is AgentKind.DEMO:
         match = match_demo_task(request.goal, seed=phone.seed)
         if match is None:
             raise AgentUnavailableError(NO_DEMO_MATCH.format(examples=demo_examples(lang)))
         task_id = match.task_id
-        if phone.is_simulated and task_id != phone.task_id:
-            phone.load_task(task_id, lang)
+        if phone.is_simulated:
+            phone.load_task(task_id, lang)  # each demonstration starts from its task's start state
     policy = make_policy(request.agent, lang=lang, world=phone.world, task_id=task_id, seed=phone.seed)
     info = RunInfo(device=phone.label.en, policy=request.agent.kind.value + (f":{task_id}" if task_id else ""))
-    return run_episode(request.goal, device=phone.device, policy=policy, confirmer=request.confirmer,
-                       user=request.user, context=gate_context(request), history=request.history,
-                       config=loop_config(request), stop=request.stop_event, info=info)
+    episode = run_episode(request.goal, device=phone.device, policy=policy, confirmer=request.confirmer,
+                          user=request.user, context=gate_context(request), history=request.history,
+                          config=loop_config(request), stop=request.stop_event, info=info)
+    if not task_id:
+        return episode
+    instruction = match.instruction if match is not None else request.goal
+    return _with_note(DEMO_RESET.format(instruction=instruction).get(lang), episode)
+
+
+DEMO_RESET = Text(
+    "Scripted demonstration of: {instruction} The simulated phone starts this demonstration afresh.",
+    "脚本演示：{instruction} 模拟手机为这次演示重新开始。",
+)
+
+
+def _with_note(text: str, episode: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
+    from app.announce import Cue
+    from app.conversation import EntryKind
+    from app.events import Presented
+
+    yield Presented(EntryKind.NOTE, text, Cue.INFO, speak=False, refresh_mirror=True)
+    return (yield from episode)
 
 
 def prompt_from_request(request: Any, lang: str) -> ConfirmPrompt:

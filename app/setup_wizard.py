@@ -88,14 +88,21 @@ def _install_ime(apk: str = "") -> str:
         conn.close()
 
 
-def _download(progress: Progress) -> str:
+def _download(progress: Progress, *, profile: str | None = None) -> str:
+    """Speech models first (small), then the policy weights (large), as one progress from 0 to 1: the
+    speech part is the first 10%. Already-present files are not fetched again."""
+    from assistant_core.policy.errors import PolicyUnavailable
+    from assistant_core.policy.weights import download_weights
     from speech.models import ModelLocator
 
-    def report(p) -> None:
-        progress(p.fraction)
-
-    locator = ModelLocator(allow_download=True, progress=report)
+    locator = ModelLocator(allow_download=True, progress=lambda p: progress(0.1 * p.fraction))
     done = [str(locator.whisper("base")), str(locator.piper_voice("en_US-joe-medium").model)]
+    progress(0.1)
+    try:
+        folder = download_weights(profile, on_progress=lambda p: progress(0.1 + 0.9 * p.fraction))
+    except PolicyUnavailable as error:
+        raise SetupStepError(error.message) from error
+    done.append(str(folder))
     progress(1.0)
     return "\n".join(done)
 

@@ -121,6 +121,8 @@ QPushButton#talkButton {{ background-color: {t.accent}; color: {t.accent_text}; 
 QPushButton#talkButton:pressed, QPushButton#talkButton:checked {{ background-color: {t.text}; color: {t.window}; }}
 *:focus {{ outline: 3px solid {t.focus}; border: 3px solid {t.focus}; }}
 QListView::item:selected, QListWidget::item:selected {{ background-color: {t.highlight}; color: {t.highlighted_text}; }}
+QCheckBox::indicator, QListView::indicator {{ width: 18px; height: 18px; border: 2px solid {t.text}; background-color: {t.base}; }}
+QCheckBox::indicator:checked, QListView::indicator:checked {{ background-color: {t.highlight}; border-color: {t.text}; }}
 QLabel#liveRegion {{ font-weight: bold; }}
 QLabel#confirmTitle {{ font-size: {font_pt + 9}pt; font-weight: bold; }}
 QLabel#confirmSummary {{ font-size: {font_pt + 5}pt; font-weight: bold; }}

@@ -1,7 +1,7 @@
 """Screenshots of the main window, the confirmation dialog and the caregiver settings, in English and
 Chinese, for the README (docs/screenshots/) and for the screenshot test.
 
-    python scripts/app_screenshots.py [OUT_DIR]            # default OUT_DIR: docs/screenshots
+    python scripts/app_screenshots.py [OUT_DIR] [--high-contrast]   # default OUT_DIR: docs/screenshots
     QT_QPA_PLATFORM=xcb DISPLAY=:99 python scripts/app_screenshots.py /tmp/shots
 
 Runs the real window on PhoneWorld-lite with the scripted demonstration: a request ("Call Sophie
@@ -90,8 +90,10 @@ def capture(out_dir: Path, *, high_contrast: bool = False) -> list[Path]:
 
 
 def main(argv: list[str]) -> int:
-    out_dir = Path(argv[0]) if argv else ROOT / "docs" / "screenshots"
-    files = capture(out_dir)
+    high_contrast = "--high-contrast" in argv
+    rest = [a for a in argv if a != "--high-contrast"]
+    out_dir = Path(rest[0]) if rest else ROOT / "docs" / "screenshots"
+    files = capture(out_dir, high_contrast=high_contrast)
     print(json.dumps({str(p): p.stat().st_size for p in files}))
     return 0
 
