@@ -194,3 +194,30 @@ def test_reasoning_split_survives_a_tag_cut_across_chunks():
     content = "".join(p for kind, p in out if kind == "content")
     assert reasoning == "I will tap it." and content == '<tool_call>{"name"}</tool_call>'
     assert _ReasoningSplitter(False).feed("a</think>b") == [("content", "a</think>b")]
+
+
+def test_policy_serve_command_serves_a_model_folder(tiny_qwen3_5):
+    """`phonebuddy policy serve` in its own process: the models list answers, then it stops on a signal."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import requests
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "policy", "serve", "--model-dir", str(tiny_qwen3_5),
+                             "--port", "0", "--quantization", "fp32", "--profile", "phonebuddy-4b"], cwd=root, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    try:
+        url = None
+        for line in proc.stderr:
+            if line.startswith("serving "):
+                url = line.strip().rsplit(" at ", 1)[1]
+                break
+        assert url and url.startswith("http://127.0.0.1:")
+        models = requests.get(url + "/models", timeout=30).json()
+        assert models["data"][0]["id"] == "PhoneBuddyAI/PhoneBuddy-4B"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
