@@ -196,6 +196,7 @@ def test_reasoning_split_survives_a_tag_cut_across_chunks():
     assert _ReasoningSplitter(False).feed("a</think>b") == [("content", "a</think>b")]
 
 
+@pytest.mark.slow
 def test_policy_serve_command_serves_a_model_folder(tiny_qwen3_5):
     """`phonebuddy policy serve` in its own process: the models list answers, then it stops on a signal."""
     import os
