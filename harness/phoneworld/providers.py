@@ -14,7 +14,8 @@ World's app state — so outcome checks (harness.verify) read the simulated phon
 - `dumpsys wifi`: the connected network (`mWifiInfo SSID: "NAME", ... Supplicant state: COMPLETED`).
 - `date [+FORMAT]`: the world's clock (`+%s` epoch seconds).
 - Files: the Notes app's notes as text files under /sdcard/Documents/Notes/<title>.txt (the way
-  file-backed notes apps keep them) and the Files app's files under /sdcard/<folder>/<name>, mirrored
+  file-backed notes apps keep them), the Gallery's photos as /sdcard/DCIM/Camera/<title>.jpg and the
+  Files app's files under /sdcard/<folder>/<name>, mirrored
   into the phone's VirtualFS before each shell command (`sync_files`), so ls/stat/cat/pull see them.
 
 Pure functions of the world; the caller holds `phone.lock`.
@@ -350,6 +351,10 @@ def world_files(world: Any) -> dict[str, bytes]:
     for note in getattr(notes, "notes", []):
         name = _UNSAFE.sub("_", note.title.strip()) or note.id
         out[f"{NOTES_DIR}/{name}.txt"] = note.body.encode("utf-8")
+    gallery = _state(world, "com.android.gallery3d")
+    for photo in getattr(gallery, "photos", []):
+        name = _UNSAFE.sub("_", photo.title.strip()) or photo.id
+        out[f"/sdcard/DCIM/Camera/{name}.jpg"] = f"photo:{photo.seed}".encode()
     files = _state(world, "com.android.documentsui")
     for f in getattr(files, "files", []):
         out[f"/sdcard/{f.folder}/{_UNSAFE.sub('_', f.name)}"] = (f.content or f"photo:{f.photo_seed}").encode("utf-8")
