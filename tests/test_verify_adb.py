@@ -175,3 +175,24 @@ def test_a_phone_that_answers_with_errors_gives_cannot_verify(phone, probe, monk
     result = verifier.judge(plan, before, read(probe, plan.commands))
     assert result.status is VerificationStatus.CANNOT_VERIFY and "Permission Denial" in result.evidence
     assert "could not be read" in result.summary.en and result.summary.zh
+
+
+def test_notification_and_foreground_checks_through_adb(phone, probe):
+    from harness.verify.checks import CHECKS, Params
+
+    world = World(seed=4)
+    _serve(phone, world)
+    posted, app = CHECKS["notification_posted"], CHECKS["app_foreground"]
+    wanted = Params(text="Your parcel is at the door")
+    before = read(probe, posted.commands(wanted))
+    with phone.lock:
+        world.notify("com.android.messaging", "Courier", "Your parcel is at the door")
+    assert posted.judge(wanted, before, read(probe, posted.commands(wanted))).status is VerificationStatus.VERIFIED
+    again = read(probe, posted.commands(wanted))
+    assert posted.judge(wanted, again, again).status is VerificationStatus.NOT_VERIFIED  # already there
+    settings = Params(package="com.android.settings")
+    with phone.lock:
+        world.launch("com.android.settings")
+    now = read(probe, app.commands(settings))
+    assert app.judge(settings, now, now).status is VerificationStatus.VERIFIED
+    assert app.judge(Params(package="com.android.dialer"), now, now).status is VerificationStatus.NOT_VERIFIED

@@ -9,8 +9,8 @@ World's app state — so outcome checks (harness.verify) read the simulated phon
   persist.sys.timezone, and readers fall back to UTC).
 - `dumpsys alarm`: enabled Clock alarms and a running timer as pending RTC_WAKEUP alarms of
   com.android.deskclock (tags `*walarm*:com.android.deskclock.ALARM_ALERT` / `...TIMER_EXPIRED`).
-- `dumpsys notification [--noredact]`: the shade's notifications; without --noredact the extras'
-  strings are redacted to `String [length=N]`, as Android does.
+- (`dumpsys notification` is SimPhone's own; readers also accept Android's redacted
+  `String [length=N]` extras, which a real phone prints without --noredact.)
 - `dumpsys wifi`: the connected network (`mWifiInfo SSID: "NAME", ... Supplicant state: COMPLETED`).
 - `date [+FORMAT]`: the world's clock (`+%s` epoch seconds).
 - Files: the Notes app's notes as text files under /sdcard/Documents/Notes/<title>.txt (the way
@@ -286,29 +286,6 @@ def dumpsys_alarm(world: Any, args: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def dumpsys_notification(world: Any, args: list[str]) -> str:
-    redact = "--noredact" not in args
-
-    def shown(text: str) -> str:
-        return f"String [length={len(text)}]" if redact else f"String ({text})"
-
-    lines = ["Current Notification Manager state:", "  Notification List:"]
-    for n in getattr(world, "notifications", []):
-        key = f"0|{n.package}|{n.id}|null|10123"
-        lines += [
-            f"    NotificationRecord(0x{n.id:08x}: pkg={n.package} user=UserHandle{{0}} id={n.id} tag=null "
-            f"importance=3 key={key}: Notification(channel=default pri=0 contentView=null vibrate=null sound=null "
-            "defaults=0x0 flags=0x10 color=0x00000000 vis=PRIVATE))",
-            "      uid=10123 userId=0",
-            f"      opPkg={n.package}",
-            "      extras={",
-            f"        android.title={shown(n.title)}",
-            f"        android.text={shown(n.text)}",
-            "      }",
-        ]
-    return "\n".join(lines) + "\n"
-
-
 def dumpsys_wifi(world: Any, args: list[str]) -> str:
     st = _state(world, "com.android.settings")
     on = bool(getattr(st, "wifi", False)) and not getattr(st, "airplane", False)
@@ -325,7 +302,6 @@ def dumpsys_wifi(world: Any, args: list[str]) -> str:
 
 DUMPSYS: dict[str, Callable[[Any, list[str]], str]] = {
     "alarm": dumpsys_alarm,
-    "notification": dumpsys_notification,
     "wifi": dumpsys_wifi,
 }
 
