@@ -46,8 +46,8 @@ def _speaker_and_earcons():
 
         sink = SoundDeviceSink(22_050)
         return make_speaker(sink), EarconPlayer(SoundDeviceSink(22_050))
-    except Exception:  # no voice or no sound card: announcements still reach the screen reader
-        log.warning("speech output unavailable; announcements go to the screen reader only", exc_info=True)
+    except Exception as exc:  # no voice or no sound card: announcements still reach the screen reader
+        log.warning("speech output unavailable (%s); announcements go to the screen reader only", exc)
         return None, None
 
 

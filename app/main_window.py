@@ -521,7 +521,13 @@ class MainWindow(QMainWindow):
         if self.is_running() and self._dialog is None:
             self.announcer.announce(tr("busy", self.lang))
             return
-        voice.start()
+        try:
+            voice.start()
+        except Exception as exc:  # no microphone, or it refused to open: say so, keep the typed path
+            text = getattr(exc, "text", None)
+            message = text.get(self.lang) if text is not None else tr("no_mic", self.lang)
+            self.announcer.announce(message, Cue.ERROR)
+            return
         self._set_state(State.LISTENING)
         self.announcer.announce(tr("state_listening", self.lang), Cue.LISTENING)
 

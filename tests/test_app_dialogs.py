@@ -255,3 +255,13 @@ def test_worker_stops_cooperatively(qtbot):
         run.stop()
     assert closed.wait(2) and run.wait(2000)
     QApplication.processEvents()
+
+
+def test_no_microphone_is_said_not_raised(qtbot):
+    from app.voice import MicrophoneVoice
+
+    window = make_window(qtbot, services=AppServices(voice_input=MicrophoneVoice(), transcriber=lambda a, lang: ""))
+    window.start_listening()  # this machine has no input device
+    assert window.state == "state_idle"
+    last = window.announcer.log[-1]
+    assert last.cue is Cue.ERROR and "microphone" in last.text.lower()
