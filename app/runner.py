@@ -66,21 +66,23 @@ def loop_config(request: EpisodeRequest):
                       lang=request.lang)
 
 
-def start_episode(request: EpisodeRequest) -> Generator[Any, Any, Any]:
-    """The loop's generator for one request (see the module docstring). Runs on the worker thread."""
+def start_episode(request: EpisodeRequest, *, policy: Any = None) -> Generator[Any, Any, Any]:
+    """The loop's generator for one request (see the module docstring). Runs on the worker thread.
+    `policy` replaces the chosen agent's (a scripted policy for a replayed run)."""
     from assistant_core.loop import RunInfo, run_episode
 
     phone, lang = request.connection, request.lang
     task_id = ""
     match = None
-    if request.agent.kind is AgentKind.DEMO:
+    if policy is None and request.agent.kind is AgentKind.DEMO:
         match = match_demo_task(request.goal, seed=phone.seed)
         if match is None:
             raise AgentUnavailableError(NO_DEMO_MATCH.format(examples=demo_examples(lang)))
         task_id = match.task_id
         if phone.is_simulated:
             phone.load_task(task_id, lang)  # each demonstration starts from its task's start state
-    policy = make_policy(request.agent, lang=lang, world=phone.world, task_id=task_id, seed=phone.seed)
+    if policy is None:
+        policy = make_policy(request.agent, lang=lang, world=phone.world, task_id=task_id, seed=phone.seed)
     info = RunInfo(device=phone.label.en, policy=request.agent.kind.value + (f":{task_id}" if task_id else ""))
     episode = run_episode(request.goal, device=phone.device, policy=policy, confirmer=request.confirmer,
                           user=request.user, context=gate_context(request), history=request.history,

@@ -84,3 +84,49 @@ def test_spoken_stop_ends_the_run(qtbot):
         pass
     assert _calls(window) == []
     assert not window.handle_voice_command("stop the alarm at seven")  # a sentence is a request
+
+
+def _reply(tool: str, **arguments) -> str:
+    import json
+
+    return f"<think>{tool}</think><tool_call>{json.dumps({'name': tool, 'arguments': arguments})}</tool_call>"
+
+
+def test_a_question_from_the_assistant_is_answered_in_the_request_box(qtbot):
+    """call_user: the loop pauses, the window shows and says the question, the next typed text answers it,
+    and the run resumes with the answer (the real loop and parser, a replayed policy)."""
+    from app.main_window import AppServices
+    from app.runner import start_episode
+    from assistant_core.policies import ScriptedPolicy
+
+    policy = ScriptedPolicy.from_replies([_reply("call_user", text="Which Nina do you mean?"),
+                                          _reply("finish", text="All done.")])
+    window = make_window(qtbot, services=AppServices(episode_starter=lambda req: start_episode(req, policy=policy)))
+    window.submit_request("Text Nina")
+    qtbot.waitUntil(lambda: window.user_bridge.pending, timeout=30_000)
+    question = [e for e in window.conversation.entries if e.kind is EntryKind.QUESTION]
+    assert question and "Which Nina" in question[-1].text
+    assert window.announcer.log[-1].cue is Cue.CONFIRM
+    window.request_box.setText("Nina Song")
+    qtbot.keyClick(window.request_box, Qt.Key.Key_Return)
+    with qtbot.waitSignal(window.run_finished, timeout=30_000):
+        pass
+    assert any("Nina Song" in goal for goal in policy.seen_goals[1:])  # the answer reached the model
+    assert window.conversation.entries[-1].kind is EntryKind.RESULT
+
+
+def test_silence_at_the_confirmation_is_a_no_after_the_reminders(qtbot):
+    """No answer means no: the loop reminds (spoken), then gives up; the dialog closes by itself."""
+    from assistant_core.settings import CaregiverSettings
+
+    window = make_window(qtbot)
+    apps = frozenset(window.phone.device.installed_apps())
+    window.apply_settings(CaregiverSettings(allowed_apps=apps, confirm_window_s=0.4, confirm_reminders=1))
+    window.submit_request("Call Sophie Tang")
+    with qtbot.waitSignal(window.run_finished, timeout=60_000):
+        pass
+    assert _calls(window) == []
+    assert window._dialog is None
+    texts = [e.text for e in window.conversation.entries]
+    assert any("still waiting" in t for t in texts)  # the reminder
+    assert any(tr_text in t for t in texts for tr_text in ("No answer, so I will not do it.",))
