@@ -91,3 +91,30 @@ def test_spoken_yes_answers_the_dialog(qtbot, tmp_path, transcriber):
     with qtbot.waitSignal(window.run_finished, timeout=60_000):
         pass
     assert [e for e in window.phone.world.sensitive_events if "call" in str(getattr(e, "kind", e)).lower()]
+
+
+@pytest.mark.slow
+def test_chinese_spoken_request_in_the_chinese_window(qtbot, tmp_path):
+    """打开飞行模式, spoken (espeak-ng reads Chinese only from pinyin), heard by Whisper base in Chinese, run
+    in the Chinese window; the dialog and the result are in Chinese."""
+    from speech.asr import AsrSettings, FasterWhisperTranscriber
+
+    wav = tmp_path / "zh.wav"
+    subprocess.run(["espeak-ng", "-v", "cmn-latn-pinyin", "-s", "130", "-w", str(wav), "da3 kai1 fei1 xing2 mo2 shi4"],
+                   check=True)
+    transcriber = WhisperTranscription(FasterWhisperTranscriber(AsrSettings(model="base", language="zh", cpu_threads=2)))
+    window = make_window(qtbot, lang="zh", services=AppServices(voice_input=WavFileVoice(wav), transcriber=transcriber))
+    apps = frozenset(window.phone.device.installed_apps())
+    window.apply_settings(CaregiverSettings(allowed_apps=apps, language="zh",
+                                            always_confirm=frozenset({Category.SETTINGS_CHANGE})))
+    window.toggle_listening()
+    window.toggle_listening()
+    qtbot.waitUntil(lambda: window._dialog is not None and window._dialog.isVisible(), timeout=90_000)
+    assert "飞行模式" in [e.text for e in window.conversation.entries if e.kind is EntryKind.REQUEST][-1]
+    assert window._dialog.yes_button.text() == "是，执行（Y）"
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in window._dialog.summary.text())
+    qtbot.keyClick(window._dialog, Qt.Key.Key_Y)
+    with qtbot.waitSignal(window.run_finished, timeout=60_000):
+        pass
+    assert window.phone.world.settings_get("global", "airplane_mode_on") == "1"
+    assert window.announcer.log[-1].cue is Cue.SUCCESS and window.announcer.log[-1].text.startswith("完成")
