@@ -31,6 +31,10 @@ CASES = [
     ("SettingsTurnOnDarkTheme", "dark_theme_on"), ("SettingsTurnOffLocation", "location_off"),
     ("SettingsSetBrightness", "set_brightness"), ("SettingsSetFontSize", "set_font_size"),
     ("SettingsChangeLanguage", "set_language"), ("SettingsConnectWifiNetwork", "connect_wifi_network"),
+    # details the request points at, read from the phone: a contact's number, an event's time, a text's time
+    ("ContactsNumberToMessage", "send_message"), ("CalendarEventToMessage", "send_message"),
+    ("MessagesTimeToAlarm", "set_alarm"), ("MessagesInviteToCalendar", "create_event"),
+    ("MessagesTextToNote", "save_note"),
 ]
 KINDS = KindRegistry.load()
 
@@ -154,8 +158,20 @@ def test_kinds_the_phone_cannot_show_are_said_plainly():
     assert unknown.status is VerificationStatus.CANNOT_VERIFY
     assert unknown.summary.en == "I can't check this kind of task, so I can't confirm it was done."
     assert unknown.summary.zh == "这类任务我没法核实，所以不能确认是否完成。"
-    missing = verifier(goal="Eric Pan texted me when the bus leaves tomorrow. Set an alarm for that time.")
+    missing = verifier(goal="Set an alarm for that time.")
     assert missing.status is VerificationStatus.CANNOT_VERIFY and "the time" in missing.summary.en
+
+
+def test_a_pointed_at_detail_that_is_not_on_the_phone_is_cannot_verify(phone, probe):
+    verifier = OutcomeVerifier(KINDS)
+    _serve(phone, World(seed=5))
+    for goal, said in (("Nobody Known texted me when the bus leaves tomorrow. Set an alarm for that time.", "can't find"),
+                       ("Tell Alice Chen by text what time my 'Moon landing' is today.", "Moon landing")):
+        plan = verifier.plan(goal)
+        assert plan.checkable, goal
+        now = read(probe, plan.commands)
+        result = verifier.judge(plan, now, now)
+        assert result.status is VerificationStatus.CANNOT_VERIFY and said in result.summary.en, result.evidence
 
 
 def test_a_phone_that_answers_with_errors_gives_cannot_verify(phone, probe, monkeypatch):

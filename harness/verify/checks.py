@@ -35,6 +35,7 @@ from harness.verify.readers import (
     PendingAlarm,
     Unreadable,
     as_int,
+    digits,
     parse_alarms,
     parse_epoch,
     parse_foreground,
@@ -93,6 +94,10 @@ FOUND = Catalog(
         "installed_not": ("{app} is not installed", "{app} 没有安装"),
         "notification_ok": ("a notification says \u201c{text}\u201d", "有一条通知写着\u201c{text}\u201d"),
         "notification_none": ("no new notification says \u201c{text}\u201d", "没有新的通知写着\u201c{text}\u201d"),
+        "no_text_from": ("there is no text from {who} on the phone", "手机上没有{who}发来的短信"),
+        "not_in_text": ("{who}'s text doesn't say {what}", "{who}的短信里没有说{what}"),
+        "no_event": ("there is no \u201c{title}\u201d in today's calendar", "今天的日历里没有\u201c{title}\u201d"),
+        "sms_ok_about": ("a text to {who} with {what} is in Sent", "发给{who}、带有{what}的短信已在已发送里"),
         "missing_param": ("the request doesn't say {param}, so there's nothing exact to check",
                           "请求里没有说{param}，没有可以核对的具体内容"),
         "unreadable": ("the phone's answer could not be read ({reason})", "手机的回答无法读懂（{reason}）"),
@@ -138,6 +143,10 @@ class Params:
     folder: str = ""
     folders: tuple[str, ...] = ()
     package: str = ""
+    # Details the request points at instead of stating, read from the phone itself:
+    sender: str = ""  # "the time Eric texted me": the latest text from this contact gives time/date/text
+    about: str = ""  # "the phone number of Ruby": the text must carry this contact's number
+    event: str = ""  # "what time my 'Parent meeting' is": the text must carry this event's time today
 
     @classmethod
     def from_mapping(cls, values: dict[str, object]) -> Params:
@@ -299,6 +308,14 @@ def _new_rows(before: list[dict[str, str | None]], after: list[dict[str, str | N
     return out
 
 
+class Underivable(Exception):
+    """A detail the request points at (a text from someone, a contact's number) is not on the phone."""
+
+    def __init__(self, detail: Text, evidence: str):
+        super().__init__(evidence)
+        self.detail = detail
+
+
 class _Judged:
     """A check's `judge`: its own `_judge`, with unreadable readings turned into cannot_verify."""
 
@@ -307,6 +324,47 @@ class _Judged:
             return self._judge(params, before, after)  # type: ignore[attr-defined]
         except Unreadable as error:
             return cannot(str(error))
+        except Underivable as error:
+            return Finding(VerificationStatus.CANNOT_VERIFY, error.detail, str(error))
+
+
+INBOX = "content query --uri content://sms/inbox --projection _id:address:body:date"
+
+
+def _sender_reads(params: Params) -> tuple[str, ...]:
+    return (CONTACTS, INBOX) if params.sender else ()
+
+
+def _latest_text_from(sender: str, r: Readings) -> str:
+    """The body of the newest received text from `sender` (a contact's name or a number)."""
+    numbers = _numbers_for(sender, r)
+    if numbers is None:
+        raise Underivable(FOUND["no_contact"].format(who=sender), f"no contact named {sender!r}")
+    rows = [row for row in parse_rows(r.text(INBOX), ("_id", "address", "body", "date"), "received texts")
+            if any(same_number(row["address"], n) for n in numbers)]
+    if not rows:
+        raise Underivable(FOUND["no_text_from"].format(who=sender), f"no received text from {sender!r}")
+    rows.sort(key=lambda row: as_int(row["date"], "date"))
+    return rows[-1]["body"] or ""
+
+
+def _from_sender(params: Params, r: Readings, *, want: tuple[str, ...]) -> Params:
+    """`params` with time / date / text taken from the sender's latest text where the request gave none."""
+    if not params.sender:
+        return params
+    body = _latest_text_from(params.sender, r)
+    found: dict[str, object] = {}
+    if "time" in want and not params.time:
+        found["time"] = extract.parse_clock(body) or ""
+    if "date" in want and not params.date:
+        found["date"] = body if extract.parse_date(body, today=_today(r)) else ""
+    if "text" in want and not params.text:
+        found["text"] = body
+    lacking = [k for k, v in found.items() if not v]
+    if lacking:
+        raise Underivable(FOUND["not_in_text"].format(who=params.sender, what=PARAM_NAMES[lacking[0]]),
+                          f"the text from {params.sender!r} ({body!r:.80}) gives no {lacking[0]}")
+    return replace(params, **found)  # type: ignore[arg-type]
 
 
 # --- messages and calls --------------------------------------------------------------------------------------
@@ -317,7 +375,20 @@ class SmsSent(_Judged):
     SENT = "content query --uri content://sms/sent --projection _id:address:body:date"
 
     def commands(self, params: Params) -> tuple[str, ...]:
-        return (CONTACTS, self.SENT)
+        return (CONTACTS, self.SENT) + ((EVENTS, DATE, TZ) if params.event else ())
+
+    def _wanted(self, params: Params, r: Readings) -> tuple[str, Text]:
+        """(what the body must contain, how to say it) for `about` / `event` requests."""
+        if params.about:
+            phones = [p for c in _contacts(r) if _norm(c.name) == _norm(params.about) for p in c.phones]
+            if not phones:
+                raise Underivable(FOUND["no_contact"].format(who=params.about), f"no contact {params.about!r}")
+            return phones[0], Text(f"{params.about}'s number {phones[0]}", f"{params.about}的号码 {phones[0]}")
+        today = _today(r)
+        times = [f"{e[2]:%H:%M}" for e in _events(r) if _norm(e[1]) == _norm(params.event) and e[2].date() == today]
+        if not times:
+            raise Underivable(FOUND["no_event"].format(title=params.event), f"no event {params.event!r} today")
+        return times[0], Text(f"the time {times[0]}", f"时间 {times[0]}")
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         cols = ("_id", "address", "body", "date")
@@ -328,8 +399,17 @@ class SmsSent(_Judged):
         new = _new_rows(parse_rows(before.text(self.SENT), cols, "sent texts"),
                         parse_rows(after.text(self.SENT), cols, "sent texts"))
         evidence = f"new sent texts: {[(r['address'], r['body']) for r in new]}; recipient numbers {list(numbers)}"
+        if params.about or params.event:
+            needle, said = self._wanted(params, after)
+            evidence += f"; the text must contain {needle!r}"
+            inside = (lambda body: digits(needle) in digits(body)) if params.about else (lambda body: needle in body)
+            for row in new:
+                if any(same_number(row["address"], n) for n in numbers) and inside(row["body"] or ""):
+                    return Finding(VerificationStatus.VERIFIED,
+                                   Text(FOUND["sms_ok_about"].en.format(who=params.recipient, what=said.en),
+                                        FOUND["sms_ok_about"].zh.format(who=params.recipient, what=said.zh)), evidence)
         for row in new:
-            if any(same_number(row["address"], n) for n in numbers) and _norm(row["body"]) == _norm(params.text):
+            if params.text and any(same_number(row["address"], n) for n in numbers) and _norm(row["body"]) == _norm(params.text):
                 return verified("sms_ok", evidence, who=params.recipient, text=params.text)
         if new:
             last = new[-1]
@@ -435,9 +515,10 @@ class EventCreated(_Judged):
     required = ("title", "date", "time")
 
     def commands(self, params: Params) -> tuple[str, ...]:
-        return (EVENTS, DATE, TZ)
+        return (EVENTS, DATE, TZ) + _sender_reads(params)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
+        params = _from_sender(params, after, want=("date", "time"))
         day = extract.parse_date(params.date, today=_today(before))
         if day is None:
             return Finding(VerificationStatus.CANNOT_VERIFY, FOUND["missing_param"].format(param=PARAM_NAMES["date"]),
@@ -508,9 +589,10 @@ class AlarmSet(_Judged):
     required = ("time",)
 
     def commands(self, params: Params) -> tuple[str, ...]:
-        return (ALARMS, TZ)
+        return (ALARMS, TZ) + _sender_reads(params)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
+        params = _from_sender(params, after, want=("time",))
         had, now = _alarm_times(before), _alarm_times(after)
         evidence = f"clock alarms before {had}, after {now}; wanted {params.time} (labels are not readable over adb)"
         if now.count(params.time) > had.count(params.time):
@@ -649,9 +731,10 @@ class FileSaved(_Judged):
         return f"{params.folder.rstrip('/')}/{params.title.replace('/', '_')}.txt"
 
     def commands(self, params: Params) -> tuple[str, ...]:
-        return (_ls(params.folder), f"pull:{self.path(params)}")
+        return (_ls(params.folder), f"pull:{self.path(params)}") + _sender_reads(params)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
+        params = _from_sender(params, after, want=("text",))
         path = self.path(params)
         parse_ls(after.text(_ls(params.folder)), params.folder)  # the folder listing must be readable
         was, now = before.get(f"pull:{path}"), after.get(f"pull:{path}")

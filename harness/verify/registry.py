@@ -14,7 +14,9 @@ A kind file holds one kind (an object) or several (a list). Fields:
 - `mentions`: {"en": [...], "zh": [...]} — the request is of this kind but its parameters are not in it;
 - `params`: fixed parameters (namespace, key, value, compare, what, folder, folders, package ...);
 - `values`: {"value": {"english": "en", ...}} — maps a captured word to the value checked (case-insensitive);
-- `required`: the parameters without which the check can't say anything (default: the check's own).
+- `required`: the parameters without which the check can't say anything (default: the check's own);
+  `one_of`: [[a, b], ...] — each group needs at least one (a time, or the sender whose text gives it);
+  a `required` name that appears in a `one_of` group counts as present when another of the group is.
 Times are normalised with extract.parse_clock, minutes with parse_minutes, percentages with
 parse_percent; a required one the pattern did not capture is looked for in the whole request.
 
@@ -62,6 +64,7 @@ class Kind:
     values: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
     required: tuple[str, ...] = ()
     reason: Text | None = None
+    one_of: tuple[tuple[str, ...], ...] = ()
     priority: int = 0
     source: str = ""
 
@@ -115,7 +118,8 @@ def parse_kind(raw: object, where: str) -> Kind:
             raise KindFileError(f"{where}: values.{field_name} must map words to values")
         values.append((str(field_name), tuple((str(k).casefold(), str(v)) for k, v in mapping.items())))
     required = tuple(raw.get("required") or (CHECKS[check].required if check in CHECKS else ()))
-    unknown = [r for r in required if r not in Params.__dataclass_fields__]
+    one_of = tuple(tuple(str(n) for n in group) for group in raw.get("one_of") or ())
+    unknown = [r for r in required + tuple(n for g in one_of for n in g) if r not in Params.__dataclass_fields__]
     if unknown:
         raise KindFileError(f"{where}: required names unknown parameters {unknown}")
     patterns = _compile("patterns", where, raw.get("patterns"))
@@ -125,7 +129,7 @@ def parse_kind(raw: object, where: str) -> Kind:
     return Kind(
         name=name, check=str(check), describe=_text(where, raw.get("describe"), "describe"), patterns=patterns,
         mentions=mentions, params=params, values=tuple(values), required=required,
-        reason=_text(where, raw["reason"], "reason") if "reason" in raw else None,
+        reason=_text(where, raw["reason"], "reason") if "reason" in raw else None, one_of=one_of,
         priority=int(raw.get("priority", 0)), source=where,
     )
 
@@ -188,8 +192,9 @@ class KindRegistry:
             value = normaliser(raw) if normaliser else raw
             if value is not None and value != "":
                 found[name] = value
-        for name in kind.required:
-            if name not in found and name in _NORMALISERS and getattr(kind.params, name) in ("", 0, -1):
+        for name in dict.fromkeys(kind.required + tuple(n for g in kind.one_of for n in g)):
+            if name not in found and name in _NORMALISERS and getattr(kind.params, name) in ("", 0, -1) \
+                    and not any(name in g and any(o in found for o in g) for g in kind.one_of):
                 value = _NORMALISERS[name](goal)
                 if value is not None:
                     found[name] = value
@@ -197,6 +202,11 @@ class KindRegistry:
                 del found[name]
         params = kind.params.merged(Params.from_mapping(found))
         default = Params()
-        missing = tuple(n for n in kind.required if getattr(params, n) == getattr(default, n))
-        return KindMatch(kind, params, missing)
+        def present(name: str) -> bool:
+            return getattr(params, name) != getattr(default, name)
+
+        missing = [n for n in kind.required if not present(n)
+                   and not any(n in g and any(present(o) for o in g) for g in kind.one_of)]
+        missing += [g[0] for g in kind.one_of if not any(present(o) for o in g) and g[0] not in missing]
+        return KindMatch(kind, params, tuple(missing))
 
