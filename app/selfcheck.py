@@ -227,7 +227,14 @@ def check_scrcpy() -> str:
     with zipfile.ZipFile(jar) as z:
         if "classes.dex" not in z.namelist():
             raise RuntimeError(f"scrcpy server {jar} has no classes.dex")
-    return f"{jar.name} ({jar.stat().st_size:,} bytes)"
+    import cv2  # the real OpenCV from a source install, the bundle's numpy stand-in otherwise
+    import numpy as np
+    import scrcpy  # muti-scrcpy-client: imports cv2 and av as the mirror does
+
+    bgr = np.array([[[1, 2, 3]]], np.uint8)
+    if cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB).tolist() != [[[3, 2, 1]]]:
+        raise RuntimeError("cv2.cvtColor(BGR2RGB) gave a wrong frame")
+    return f"{jar.name} ({jar.stat().st_size:,} bytes), client {scrcpy.__name__} with cv2 {cv2.__version__}"
 
 
 def check_phone() -> str:
