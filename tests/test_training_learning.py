@@ -36,10 +36,12 @@ def _seeds(task, *, held_out: bool, count: int, start: int) -> list[int]:
 
 
 @pytest.mark.slow
-def test_sft_on_oracle_data_lifts_held_out_success(tmp_path):
+def test_sft_on_oracle_data_lifts_held_out_success(tmp_path, monkeypatch):
     from assistant_core.policy.local import LocalPolicy
+    from harness.phoneworld.tasks import registry
 
     task = HomeOpenApp()
+    monkeypatch.setitem(registry._BY_ID, task.id, task)  # the oracle looks tasks up by id
     tiny = build_tiny(tmp_path / "tiny", logit_scale=10.0)
     train_seeds = _seeds(task, held_out=False, count=120, start=0)
     eval_seeds = _seeds(task, held_out=True, count=len(APPS), start=50_000)
