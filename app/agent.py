@@ -172,10 +172,12 @@ def match_demo_task(request: str, *, seed: int = 0, cutoff: float = 0.7) -> Demo
     return best
 
 
-def make_policy(choice: AgentChoice, *, lang: str, world: Any = None, task_id: str = "", seed: int = 0) -> Policy:
+def make_policy(choice: AgentChoice, *, lang: str, world: Any = None, task_id: str = "", seed: int = 0,
+                on_progress: Any = None) -> Policy:
     """The Policy for a choice: the oracle for the demo (it needs the simulated world and a matched
     task), assistant_core.policy's LocalPolicy (4-bit nf4 on CUDA, fp32 on the CPU) or RemotePolicy.
-    Model loading is lazy: it happens at the first step, on the worker thread."""
+    Model loading is lazy: it happens at the first step, on the worker thread; `on_progress` receives
+    LocalPolicy's LoadProgress reports there."""
     if choice.kind is AgentKind.DEMO:
         from harness.phoneworld.oracle import OraclePolicy
 
@@ -196,7 +198,7 @@ def make_policy(choice: AgentChoice, *, lang: str, world: Any = None, task_id: s
     from assistant_core.policy.weights import locate_weights
 
     folder = choice.model_dir or str(locate_weights(profile))
-    limits = {"max_pixels": choice.max_pixels, "max_new_tokens": choice.max_new_tokens}
+    limits = {"max_pixels": choice.max_pixels, "max_new_tokens": choice.max_new_tokens, "on_progress": on_progress}
     if choice.kind is AgentKind.LOCAL_4BIT:
         return LocalPolicy(folder, profile=profile, quantization="nf4", lang=lang, **limits)
     return LocalPolicy(folder, profile=profile, quantization="fp32", device="cpu", lang=lang, **limits)

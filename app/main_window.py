@@ -76,6 +76,7 @@ class EpisodeRequest:
     stop_event: threading.Event
     settings: Any = None  # assistant_core.settings.CaregiverSettings, None before any are loaded
     history: Any = None  # assistant_core.history.HistoryStore
+    progress: Callable[[Any], None] | None = None  # model-loading reports (called on the worker thread)
 
 
 EpisodeStarter = Callable[[EpisodeRequest], Generator[Any, Any, Any]]
@@ -133,6 +134,7 @@ class _KeyFilter(QObject):
 
 
 class MainWindow(QMainWindow):
+    loading = Signal(object)  # assistant_core.policy.local.LoadProgress, from the worker thread
     request_started = Signal(str)
     run_finished = Signal(object)
     state_changed = Signal(str)
@@ -169,6 +171,7 @@ class MainWindow(QMainWindow):
         self.bridge.requested.connect(self._on_confirm_requested)
         self.user_bridge = UserBridge(parent=self)
         self.user_bridge.asked.connect(self._on_user_asked)
+        self.loading.connect(self._on_loading, Qt.ConnectionType.QueuedConnection)
         self._saw_finished = False
 
         self._build()
@@ -635,10 +638,13 @@ class MainWindow(QMainWindow):
         bridge, user, phone, agent, lang = self.bridge, self.user_bridge, self.phone, self.agent, self.lang
         settings, history = self.caregiver_settings, self.services.history
 
+        progress = self.loading.emit  # a signal: safe to emit from the worker thread (queued to the GUI)
+
         def factory(stop_event: threading.Event):
             bridge.bind_stop(stop_event)
             user.bind_stop(stop_event)
-            return starter(EpisodeRequest(text, lang, phone, agent, bridge, user, stop_event, settings, history))
+            return starter(EpisodeRequest(text, lang, phone, agent, bridge, user, stop_event, settings, history,
+                                          progress))
 
         self._saw_finished = False
         worker = GeneratorWorker(factory)
@@ -736,6 +742,15 @@ class MainWindow(QMainWindow):
         self._set_state(State.WAITING)
         self.refresh_mirror()
         dialog.start()
+
+    def _on_loading(self, report: object) -> None:
+        """The model is loading (first step after start): say each stage once, show it in the status."""
+        message = getattr(report, "message", None)
+        text = message.get(self.lang) if hasattr(message, "get") else str(report)
+        fraction = float(getattr(report, "fraction", 0.0))
+        line = f"{text} {round(100 * fraction)}%" if 0.0 < fraction < 1.0 else text
+        self._entry(EntryKind.NOTE, line)
+        self.announcer.announce(line, Cue.WORKING)
 
     def _on_user_asked(self, question: object) -> None:
         """The loop asked a free question (its Paused event already announced it): focus the box."""

@@ -82,7 +82,8 @@ def start_episode(request: EpisodeRequest, *, policy: Any = None) -> Generator[A
         if phone.is_simulated:
             phone.load_task(task_id, lang)  # each demonstration starts from its task's start state
     if policy is None:
-        policy = make_policy(request.agent, lang=lang, world=phone.world, task_id=task_id, seed=phone.seed)
+        policy = make_policy(request.agent, lang=lang, world=phone.world, task_id=task_id, seed=phone.seed,
+                             on_progress=request.progress)
     info = RunInfo(device=phone.label.en, policy=request.agent.kind.value + (f":{task_id}" if task_id else ""))
     episode = run_episode(request.goal, device=phone.device, policy=policy, confirmer=request.confirmer,
                           user=request.user, context=gate_context(request), history=request.history,

@@ -44,5 +44,9 @@ def test_window_runs_the_local_policy_off_the_gui_thread(qtbot, tiny_qwen3_5):
     assert max(ticker.gaps) < 2.0, f"the GUI thread stalled for {max(ticker.gaps):.2f} s"
     last = window.conversation.entries[-1]
     assert last.kind is EntryKind.RESULT and last.text.startswith("Stopped:")
+    from assistant_core.policy.local import MESSAGES
+
+    notes = [e.text for e in window.conversation.entries if e.kind is EntryKind.NOTE]
+    assert MESSAGES["loading"].en in notes and MESSAGES["ready"].en in notes  # loading was shown and said
     kinds = {type(e).__name__ for e in window.events_seen}
     assert "ErrorEvent" in kinds  # the unparseable replies were reported, not hidden
