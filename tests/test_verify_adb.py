@@ -55,7 +55,7 @@ def probe(adb_server, phone):
 
 
 def test_the_cases_cover_every_kind_that_has_a_check_and_a_task():
-    checkable = {k.name for k in KINDS.kinds if k.check != "unavailable"} - {"wifi_off", "airplane_off", "location_on"}
+    checkable = {k.name for k in KINDS.kinds if k.check != "unavailable"} - {"wifi_off", "airplane_off", "location_on", "open_app", "install_app"}
     assert {kind for _, kind in CASES} == checkable
 
 
@@ -207,8 +207,29 @@ def test_notification_and_foreground_checks_through_adb(phone, probe):
     again = read(probe, posted.commands(wanted))
     assert posted.judge(wanted, again, again).status is VerificationStatus.NOT_VERIFIED  # already there
     settings = Params(package="com.android.settings")
+    home = read(probe, app.commands(settings))
     with phone.lock:
         world.launch("com.android.settings")
     now = read(probe, app.commands(settings))
-    assert app.judge(settings, now, now).status is VerificationStatus.VERIFIED
-    assert app.judge(Params(package="com.android.dialer"), now, now).status is VerificationStatus.NOT_VERIFIED
+    assert app.judge(settings, home, now).status is VerificationStatus.VERIFIED
+    assert app.judge(Params(package="com.android.dialer"), home, now).status is VerificationStatus.NOT_VERIFIED
+
+
+def test_open_and_install_an_app_named_as_people_say_it(phone, probe):
+    verifier = OutcomeVerifier(KINDS)
+    world = World(seed=6, language="zh")
+    _serve(phone, world)
+    plan = verifier.plan("打开相册")
+    before = read(probe, plan.commands)
+    with phone.lock:
+        world.launch("com.android.gallery3d")
+    after = read(probe, plan.commands)
+    assert verifier.judge(plan, before, after).status is VerificationStatus.VERIFIED
+    assert verifier.judge(plan, after, after).status is VerificationStatus.NOT_VERIFIED  # already open
+    unknown = verifier.plan("Open Telescope Pro")
+    result = verifier.judge(unknown, before, read(probe, unknown.commands))
+    assert result.status is VerificationStatus.CANNOT_VERIFY and "Telescope Pro" in result.summary.en
+    clock = verifier.plan("Install Clock")
+    now = read(probe, clock.commands)
+    result = verifier.judge(clock, now, now)
+    assert result.status is VerificationStatus.NOT_VERIFIED and "already installed" in result.summary.en

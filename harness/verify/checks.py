@@ -91,6 +91,9 @@ FOUND = Catalog(
         "app_ok": ("{app} is open", "{app} 已打开"),
         "app_other": ("{found} is open, not {app}", "打开的是 {found}，不是 {app}"),
         "installed_ok": ("{app} is installed", "{app} 已安装"),
+        "installed_before": ("{app} was already installed before the run", "开始之前{app}就已经安装了"),
+        "app_before": ("{app} was already open before the run", "开始之前{app}就已经打开了"),
+        "no_app": ("I don't know which app \u201c{app}\u201d is on this phone", "我不知道这部手机上哪个是\u201c{app}\u201d"),
         "installed_not": ("{app} is not installed", "{app} 没有安装"),
         "notification_ok": ("a notification says \u201c{text}\u201d", "有一条通知写着\u201c{text}\u201d"),
         "notification_none": ("no new notification says \u201c{text}\u201d", "没有新的通知写着\u201c{text}\u201d"),
@@ -118,6 +121,7 @@ PARAM_NAMES = Catalog(
         "percent": ("the level", "数值"),
         "value": ("the value", "目标值"),
         "package": ("which app", "哪个应用"),
+        "app": ("which app", "哪个应用"),
     },
 )
 
@@ -147,6 +151,7 @@ class Params:
     sender: str = ""  # "the time Eric texted me": the latest text from this contact gives time/date/text
     about: str = ""  # "the phone number of Ruby": the text must carry this contact's number
     event: str = ""  # "what time my 'Parent meeting' is": the text must carry this event's time today
+    app: str = ""  # an app as the user names it ("Gallery", "微信"): resolved to an installed package
 
     @classmethod
     def from_mapping(cls, values: dict[str, object]) -> Params:
@@ -777,37 +782,60 @@ class FileRemoved(_Judged):
 
 # --- apps and notifications -------------------------------------------------------------------------------------
 
+PACKAGES = "pm list packages"
+
+
+def _package(params: Params, r: Readings) -> str:
+    """The package meant: given, or the app's name (\u201cGallery\u201d, \u201c微信\u201d) resolved among the
+    phone's installed packages (the well-known names in harness.appnames)."""
+    if params.package:
+        return params.package
+    from harness.appnames import resolve_app
+
+    installed = parse_packages(r.text(PACKAGES))
+    found = resolve_app(params.app, dict.fromkeys(installed, ""))
+    if found is None:
+        raise Underivable(FOUND["no_app"].format(app=params.app), f"no installed package for {params.app!r}")
+    return found
+
+
 class AppForeground(_Judged):
     name = "app_foreground"
     required = ("package",)
     WINDOW = "dumpsys window"
 
     def commands(self, params: Params) -> tuple[str, ...]:
-        return (self.WINDOW,)
+        return (self.WINDOW,) + (() if params.package else (PACKAGES,))
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
+        wanted = _package(params, after)
+        was, _ = parse_foreground(before.text(self.WINDOW))
         package, activity = parse_foreground(after.text(self.WINDOW))
-        evidence = f"focused window after: {package}/{activity}"
-        if package == params.package:
-            return verified("app_ok", evidence, app=params.package)
-        return not_verified("app_other", evidence, app=params.package, found=package or activity or "-")
+        evidence = f"focused window before: {was}; after: {package}/{activity}; wanted {wanted}"
+        app = params.app or wanted
+        if package == wanted and was != wanted:
+            return verified("app_ok", evidence, app=app)
+        if package == wanted:
+            return not_verified("app_before", evidence, app=app)
+        return not_verified("app_other", evidence, app=app, found=package or activity or "-")
 
 
 class PackageInstalled(_Judged):
     name = "package_installed"
     required = ("package",)
-    PACKAGES = "pm list packages"
 
     def commands(self, params: Params) -> tuple[str, ...]:
-        return (self.PACKAGES,)
+        return (PACKAGES,)
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
-        was = params.package in parse_packages(before.text(self.PACKAGES))
-        now = params.package in parse_packages(after.text(self.PACKAGES))
-        evidence = f"{params.package}: installed before {was}, after {now}"
+        wanted = _package(params, after)
+        was = wanted in parse_packages(before.text(PACKAGES))
+        now = wanted in parse_packages(after.text(PACKAGES))
+        evidence = f"{wanted}: installed before {was}, after {now}"
+        app = params.app or wanted
         if now and not was:
-            return verified("installed_ok", evidence, app=params.package)
-        return not_verified("installed_ok" if now else "installed_not", evidence, app=params.package)
+            return verified("installed_ok", evidence, app=app)
+        return not_verified("installed_before" if now else "installed_not", evidence, app=app)
 
 
 class NotificationPosted(_Judged):
