@@ -184,3 +184,9 @@ def test_dates_percent_minutes():
     assert extract.parse_date("April 31", today=today) is None
     assert extract.parse_percent("把屏幕亮度调到 60%。") == 60 and extract.parse_percent("150%") is None
     assert extract.parse_minutes("Start a 8-minute timer.") == 8 and extract.parse_minutes("开一个 8 分钟的计时器") == 8
+
+
+def test_a_value_with_line_breaks_stays_in_its_row():
+    text = "Row: 0 _id=1, address=123, body=Bring:\nmilk\neggs, date=17\nRow: 1 _id=2, address=4, body=ok, date=18\n"
+    rows = parse_rows(text, ("_id", "address", "body", "date"))
+    assert rows[0]["body"] == "Bring:\nmilk\neggs" and rows[0]["date"] == "17" and rows[1]["body"] == "ok"

@@ -85,14 +85,23 @@ def parse_rows(text: str, columns: tuple[str, ...], what: str = "content query")
         return []
     if not body:
         raise Unreadable(f"{what}: the phone printed nothing (not even 'No result found.')")
-    rows: list[dict[str, str | None]] = []
+    # A value may hold line breaks (a text message's body): lines that do not start a row continue it.
+    records: list[str] = []
     for line in body.splitlines():
-        m = _ROW.match(line.rstrip("\r"))
+        line = line.rstrip("\r")
+        if line.startswith("Row: ") or not records:
+            records.append(line)
+        else:
+            records[-1] += "\n" + line
+    rows: list[dict[str, str | None]] = []
+    for record in records:
+        m = _ROW.match(record.split("\n", 1)[0])
         if m is None:
-            raise Unreadable(f"{what}: a line is not a row: {_short(line)!r}")
+            raise Unreadable(f"{what}: a line is not a row: {_short(record)!r}")
         if int(m.group(1)) != len(rows):
-            raise Unreadable(f"{what}: rows out of order at {_short(line)!r}")
-        rows.append(_split_row(m.group(2), columns, what))
+            raise Unreadable(f"{what}: rows out of order at {_short(record)!r}")
+        rest = record[m.start(2):]
+        rows.append(_split_row(rest, columns, what))
     return rows
 
 
