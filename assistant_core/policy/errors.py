@@ -23,9 +23,9 @@ MESSAGES = Catalog("policy", {
         "Not enough free disk space for {title}: it needs about {need:.1f} GB, {free:.1f} GB are free in {where}.",
         "磁盘空间不足，放不下 {title}：需要约 {need:.1f} GB，{where} 只剩 {free:.1f} GB。"),
     "download_failed": (
-        "Downloading {title} failed: {detail}. What was already downloaded is kept; run the command again to "
-        "resume.",
-        "下载 {title} 失败：{detail}。已经下载的部分会保留，再运行一次命令即可继续。"),
+        "Downloading {title} failed: {detail}. The files already downloaded are kept; run the command again to "
+        "continue.",
+        "下载 {title} 失败：{detail}。已经下载好的文件会保留，再运行一次命令即可继续。"),
     "no_gpu": (
         "{quant} needs a CUDA graphics card, and none was found. On this computer use fp32 or nf4.",
         "{quant} 需要 CUDA 显卡，但没有找到。在这台电脑上请使用 fp32 或 nf4。"),

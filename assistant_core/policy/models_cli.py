@@ -1,7 +1,7 @@
 """`phonebuddy models ...`: download or locate model weights.
 
     phonebuddy models download phonebuddy-4b [--dir FOLDER] [--cache-dir DIR] [--revision REV] [--lang zh]
-        downloads through huggingface_hub with progress (resumes an interrupted download; checks disk space)
+        downloads through huggingface_hub with progress (checks disk space; run again after a failure to continue)
     phonebuddy models where phonebuddy-4b [--dir FOLDER]    prints the folder, or why it is not there (exit 1)
     phonebuddy models list                                  profiles and whether their weights are here
 """

@@ -5,8 +5,9 @@
   (the "offline" wording when HF_HUB_OFFLINE is set).
 - `download_weights(profile, ..., on_progress=None) -> Path`: through huggingface_hub's snapshot_download,
   into the user's cache (or `local_dir`). Checks free disk space first, reports byte progress to
-  `on_progress(DownloadProgress)`, resumes partial downloads (files already complete are skipped and
-  interrupted ones continue), and turns hub errors into `PolicyUnavailable`.
+  `on_progress(DownloadProgress)`; a dropped connection is retried by huggingface_hub, and running the
+  download again after a failure skips the files already complete. Hub errors become `PolicyUnavailable`.
+- `endpoint`: another hub (a mirror, or a local one in tests).
 """
 
 from __future__ import annotations
@@ -68,7 +69,9 @@ def locate_weights(profile: str | ModelProfile | None = None, *, local_dir: str 
 
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
     try:
-        path = Path(snapshot_download(prof.repo_id, cache_dir=str(cache), local_files_only=True))
+        # The same patterns as the download: a snapshot is complete when every *wanted* file is there.
+        path = Path(snapshot_download(prof.repo_id, cache_dir=str(cache), local_files_only=True,
+                                      allow_patterns=WEIGHT_PATTERNS))
     except (LocalEntryNotFoundError, FileNotFoundError, OSError, ValueError) as error:
         log.debug("no cached snapshot of %s: %s", prof.repo_id, error)
         path = None
@@ -124,8 +127,10 @@ def _progress_class(callback: Callable[[DownloadProgress], None]):
 
 def download_weights(profile: str | ModelProfile | None = None, *, local_dir: str | Path | None = None,
                      cache_dir: str | Path | None = None, revision: str | None = None,
-                     on_progress: Callable[[DownloadProgress], None] | None = None) -> Path:
-    """Download (or finish downloading) the weights of `profile`; returns the folder."""
+                     on_progress: Callable[[DownloadProgress], None] | None = None,
+                     endpoint: str | None = None) -> Path:
+    """Download (or finish downloading) the weights of `profile`; returns the folder. `endpoint`: another
+    hub (a mirror such as https://hf-mirror.com, or a local one); default: the hub's own setting."""
     prof = get_profile(profile)
     target = Path(local_dir) if local_dir else Path(cache_dir) if cache_dir else default_cache_dir()
     if local_dir and is_model_folder(Path(local_dir)):
@@ -139,7 +144,7 @@ def download_weights(profile: str | ModelProfile | None = None, *, local_dir: st
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled
 
-    kwargs: dict = {"revision": revision, "allow_patterns": WEIGHT_PATTERNS}
+    kwargs: dict = {"revision": revision, "allow_patterns": WEIGHT_PATTERNS, "endpoint": endpoint}
     if local_dir:
         kwargs["local_dir"] = str(local_dir)
     elif cache_dir:
