@@ -44,6 +44,7 @@ log = logging.getLogger(__name__)
 SELF_CHECK_TASK = "SettingsTurnOnWifi"
 ADB_NAME = "adb.exe" if sys.platform == "win32" else "adb"
 LICENCES_FILE = "THIRD_PARTY_LICENSES.txt"
+BUNDLED_FONT = "fonts/wqy-microhei.ttc"  # installers/manifest.py FONT_DEST/FONT_FILE
 
 
 class Status(StrEnum):
@@ -131,11 +132,17 @@ def check_files() -> str:
             missing.append(f"{part.name}: missing file {path}")
     from harness.phoneworld.render import FontMissingError, find_cjk_font
 
-    try:
-        found.append(f"CJK font: {find_cjk_font()}")
-    except FontMissingError as exc:
-        font = data_root() / "fonts" / "wqy-microhei.ttc"
-        missing.append(f"CJK font: missing file {font}" if is_bundle() else f"CJK font: {exc}")
+    if is_bundle():  # the bundle carries its own font; a system font must not hide its absence
+        font = data_root() / BUNDLED_FONT
+        if font.is_file():
+            found.append(f"CJK font: {font}")
+        else:
+            missing.append(f"CJK font: missing file {font}")
+    else:
+        try:
+            found.append(f"CJK font: {find_cjk_font()}")
+        except FontMissingError as exc:
+            missing.append(f"CJK font: {exc}")
     if is_bundle():
         notices = data_root() / LICENCES_FILE
         if notices.is_file():

@@ -52,7 +52,7 @@ def source_key(root: Path = manifest.ROOT) -> str:
     files = [root / "pyproject.toml"]
     for d in SOURCE_DIRS:
         files += [p for p in (root / d).rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                  and p.suffix in SOURCE_SUFFIXES]
+                  and p.suffix in SOURCE_SUFFIXES and p.name != "README.md"]  # READMEs are not bundled
     for p in sorted(files):
         h.update(str(p.relative_to(root)).encode())
         h.update(p.read_bytes())

@@ -52,7 +52,7 @@ _ALIASES = {
     "PUBLIC DOMAIN": "CC0-1.0", "HISTORICAL PERMISSION NOTICE AND DISCLAIMER (HPND)": "HPND",
     "UNIVERSAL PERMISSIVE LICENSE": "UPL-1.0",
 }
-_COMPATIBLE.add("UPL-1.0")
+_COMPATIBLE |= {"UPL-1.0", "SLEEPYCAT", "BLESSING"}
 
 
 def _norm(token: str) -> str:
@@ -76,6 +76,8 @@ def classify(expression: str) -> Compat:
         if Compat.INCOMPATIBLE in sides:
             return Compat.INCOMPATIBLE
         return Compat.COMPATIBLE if all(s is Compat.COMPATIBLE for s in sides) else Compat.UNKNOWN
+    if " WITH " in expr.upper():  # a licence exception only grants more (GCC runtime, font, classpath)
+        return classify(re.split(r"\s+WITH\s+", expr, flags=re.I)[0])
     token = _norm(expr)
     if token in _COMPATIBLE:
         return Compat.COMPATIBLE
@@ -172,9 +174,13 @@ EXTRA_NOTICES = (
     ExtraNotice("WenQuanYi Micro Hei font", "Apache-2.0 OR GPL-3.0-or-later", "fonts/wqy-microhei.ttc",
                 "/usr/share/doc/fonts-wqy-microhei/copyright"),
     ExtraNotice("Qt 6 (inside PySide6-Essentials)", "LGPL-3.0-only OR GPL-2.0-only OR GPL-3.0-only", "PySide6/Qt"),
-    ExtraNotice("FFmpeg libraries inside av (PyAV) and opencv-python wheels", "LGPL-2.1-or-later AND GPL-2.0-or-later",
-                "av.libs, opencv_python.libs"),
-    ExtraNotice("Qt 5 libraries inside the opencv-python wheel", "LGPL-3.0-only", "opencv_python.libs"),
+    ExtraNotice("FFmpeg libraries inside av (PyAV)", "LGPL-2.1-or-later AND GPL-2.0-or-later", "av.libs"),
+    ExtraNotice("GCC runtime libraries inside the wheels (libgomp, libgfortran, libquadmath, libstdc++)",
+                "GPL-3.0-or-later WITH GCC-exception-3.1", "ctranslate2.libs, numpy.libs"),
+    ExtraNotice("OpenBLAS inside numpy", "BSD-3-Clause", "numpy.libs"),
+    ExtraNotice("Debian system libraries PyInstaller copies beside Python (glib, libgcrypt, libsqlite3, libdb, ...)",
+                "LGPL-2.1-or-later AND MIT AND Sleepycat AND blessing",
+                "_internal/*.so*; each one's terms are in /usr/share/doc/<package>/copyright on Debian"),
     ExtraNotice("Python 3 runtime", "PSF-2.0", "libpython3"),
 )
 
@@ -190,17 +196,22 @@ Generated at build time from each bundled distribution's own metadata (installer
 """
 
 
+def review(notices: Iterable[Notice], extra: Iterable[ExtraNotice] = EXTRA_NOTICES) -> list[str]:
+    """One line per bundled part whose licence is not plainly compatible with GPL-3.0-or-later."""
+    out = [f"{n.name} {n.version}: {n.licence or '(no licence declared)'} -> {n.compat}" for n in notices
+           if n.compat is not Compat.COMPATIBLE]
+    out += [f"{e.name}: {e.licence} -> {classify(e.licence)}" for e in extra
+            if classify(e.licence) is not Compat.COMPATIBLE]
+    return out
+
+
 def render(notices: list[Notice], *, version: str, extra: Iterable[ExtraNotice] = EXTRA_NOTICES) -> str:
-    lines = [HEADER.format(version=version)]
-    flagged = [n for n in notices if n.compat is not Compat.COMPATIBLE]
-    flagged_extra = [e for e in extra if classify(e.licence) is not Compat.COMPATIBLE]
-    lines.append("== Licences to review against GPL-3.0-or-later ==")
-    if not flagged and not flagged_extra:
+    extra = list(extra)
+    lines = [HEADER.format(version=version), "== Licences to review against GPL-3.0-or-later =="]
+    flagged = review(notices, extra)
+    if not flagged:
         lines.append("none: every bundled part declares a GPL-3.0-compatible licence.")
-    for n in flagged:
-        lines.append(f"- {n.name} {n.version}: {n.licence or '(no licence declared)'} -> {n.compat}")
-    for e in flagged_extra:
-        lines.append(f"- {e.name}: {e.licence} -> {classify(e.licence)}")
+    lines += [f"- {line}" for line in flagged]
     lines.append("")
     lines.append("== Summary ==")
     for n in notices:
@@ -227,9 +238,6 @@ def render(notices: list[Notice], *, version: str, extra: Iterable[ExtraNotice] 
 def write_notices(path: Path, notices: list[Notice], *, version: str,
                   extra: Iterable[ExtraNotice] = EXTRA_NOTICES) -> list[str]:
     """Write the notices file; return one line per licence that is not plainly compatible."""
+    extra = list(extra)
     path.write_text(render(notices, version=version, extra=extra), encoding="utf-8")
-    flagged = [f"{n.name} {n.version}: {n.licence or '(none)'} -> {n.compat}" for n in notices
-               if n.compat is not Compat.COMPATIBLE]
-    flagged += [f"{e.name}: {e.licence} -> {classify(e.licence)}" for e in extra
-                if classify(e.licence) is not Compat.COMPATIBLE]
-    return flagged
+    return review(notices, extra)

@@ -110,10 +110,11 @@ def test_spec_uses_the_manifest_for_every_part():
 
 
 def test_selfcheck_required_files_are_bundled_parts():
-    from app.selfcheck import REQUIRED_FILES
+    from app.selfcheck import BUNDLED_FONT, LICENCES_FILE, REQUIRED_FILES
 
     bundled = set(manifest.bundled_data_list(manifest.current_platform()))
-    assert {f.bundle_path for f in REQUIRED_FILES} <= bundled
+    assert {f.bundle_path for f in REQUIRED_FILES} | {BUNDLED_FONT} <= bundled
+    assert LICENCES_FILE == manifest.LICENCES_FILE
 
 
 @pytest.mark.parametrize("other", [p for p in manifest.Platform if p is not manifest.current_platform()])
@@ -134,6 +135,8 @@ def test_build_refuses_another_platform(other):
     ("GPL-2.0-only", Compat.INCOMPATIBLE),
     ("MIT AND GPL-2.0-only", Compat.INCOMPATIBLE),
     ("Apache-1.1", Compat.INCOMPATIBLE),
+    ("GPL-3.0-or-later WITH GCC-exception-3.1", Compat.COMPATIBLE),
+    ("GPL-2.0-only WITH Classpath-exception-2.0", Compat.INCOMPATIBLE),
     ("Some Custom Licence", Compat.UNKNOWN),
     ("", Compat.UNKNOWN),
 ])
