@@ -7,7 +7,9 @@
 The key is a hash of every source file that goes into the bundle (installers/, app/, assistant_core/,
 speech/, harness/, pyproject.toml) and of the installed distributions' names and versions. Builds live
 in `$PHONEBUDDY_BUNDLE_CACHE` (default `<repo>/build/bundle-cache/<key>/`); older keys are removed
-when a new one is built. An exclusive file lock makes concurrent callers wait for one build.
+when a new one is built, unless another session still holds them (a shared lock on `in-use.lock`,
+held while the returned BuiltBundle lives). An exclusive file lock makes concurrent callers wait for
+one build.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from pathlib import Path
 
 from installers import manifest
 
+IN_USE = "in-use.lock"
+NOT_BUNDLED = {"README.md", "bundle_cache.py", "make_icon.py"}  # tools that put nothing into the bundle
 SOURCE_DIRS = ("installers", "app", "assistant_core", "speech", "harness")
 SOURCE_SUFFIXES = {".py", ".spec", ".json", ".yaml", ".txt", ".md", ".jinja", ".ttf", ".png", ".wav", ".desktop",
                    ".sh", ".iss", ".plist", ".strings", ".ico", ".icns", ""}
@@ -52,7 +56,7 @@ def source_key(root: Path = manifest.ROOT) -> str:
     files = [root / "pyproject.toml"]
     for d in SOURCE_DIRS:
         files += [p for p in (root / d).rglob("*") if p.is_file() and "__pycache__" not in p.parts
-                  and p.suffix in SOURCE_SUFFIXES and p.name != "README.md"]  # READMEs are not bundled
+                  and p.suffix in SOURCE_SUFFIXES and p.name not in NOT_BUNDLED]
     for p in sorted(files):
         h.update(str(p.relative_to(root)).encode())
         h.update(p.read_bytes())
@@ -81,10 +85,8 @@ def cached_linux_bundle(timeout_s: float = 1800) -> BuiltBundle:
     with (root / ".lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if done.is_file():
-            return BuiltBundle(here / "dist" / manifest.APP_NAME, _archive_in(here / "dist"), key, None, log)
-        for old in root.iterdir():
-            if old.is_dir() and old.name != key:
-                shutil.rmtree(old, ignore_errors=True)
+            return _held(BuiltBundle(here / "dist" / manifest.APP_NAME, _archive_in(here / "dist"), key, None, log))
+        _remove_unused(root, keep=key)
         shutil.rmtree(here, ignore_errors=True)
         here.mkdir(parents=True)
         started = time.perf_counter()
@@ -98,7 +100,33 @@ def cached_linux_bundle(timeout_s: float = 1800) -> BuiltBundle:
             raise RuntimeError(f"bundle build failed (exit {proc.returncode}):\n{log.read_text()[-4000:]}")
         shutil.rmtree(here / "work", ignore_errors=True)  # PyInstaller's intermediate files (hundreds of MB)
         done.write_text(f"{seconds:.1f}\n")
-        return BuiltBundle(here / "dist" / manifest.APP_NAME, _archive_in(here / "dist"), key, seconds, log)
+        return _held(BuiltBundle(here / "dist" / manifest.APP_NAME, _archive_in(here / "dist"), key, seconds, log))
+
+
+def _held(built: BuiltBundle) -> BuiltBundle:
+    """Take a shared lock on the build's in-use file for as long as `built` lives, so that another
+    process building a newer key never deletes a bundle a test session is still running."""
+    hold = (built.folder.parent.parent / IN_USE).open("a")
+    fcntl.flock(hold, fcntl.LOCK_SH)
+    object.__setattr__(built, "_hold", hold)
+    return built
+
+
+def _remove_unused(root: Path, *, keep: str) -> None:
+    """Delete older builds nobody holds (an exclusive lock on their in-use file is free)."""
+    for old in root.iterdir():
+        if not old.is_dir() or old.name == keep:
+            continue
+        lock_path = old / IN_USE
+        if not lock_path.exists():
+            shutil.rmtree(old, ignore_errors=True)
+            continue
+        with lock_path.open("a") as f:
+            try:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue  # in use by another test session: the next build removes it
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def clean_env(home: Path, **extra: str) -> dict[str, str]:

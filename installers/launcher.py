@@ -48,12 +48,28 @@ def prepare_frozen_environment() -> None:
         os.environ["PHONEBUDDY_ML_PACK_ACTIVE"] = str(pack)
 
 
+# What the default bundle leaves out (installers/manifest.py EXCLUDED_MODULES, the parts users can reach).
+LEFT_OUT = ("torch", "transformers", "trl", "bitsandbytes", "peft", "accelerate", "datasets", "training")
+
+
 def main() -> int:
-    if getattr(sys, "frozen", False):
+    frozen = getattr(sys, "frozen", False)
+    if frozen:
         prepare_frozen_environment()
     from app.cli import main as cli_main
 
-    return int(cli_main(sys.argv[1:]) or 0)
+    try:
+        return int(cli_main(sys.argv[1:]) or 0)
+    except ModuleNotFoundError as exc:
+        top = (exc.name or "").split(".")[0]
+        if not frozen or top not in LEFT_OUT:
+            raise
+        print(f"phonebuddy: this command needs {top!r}, which the PhoneBuddy installer leaves out to stay small. "
+              "Use a source install (pip install -e '.[all]') or the ML pack (see installers/README.md). "
+              "The app itself works with a model server or the demonstration.\n"
+              f"手机助手：此命令需要 {top}，安装包为保持小巧没有包含它。请使用源码安装或机器学习扩展包。",
+              file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

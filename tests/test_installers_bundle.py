@@ -101,3 +101,13 @@ def test_tarball_has_the_desktop_entry_icon_and_installer(linux_bundle):
     assert f"{top}/install.sh" in names
     assert launcher.mode & 0o111
     assert "Exec=phonebuddy" in desktop and f"Icon={manifest.APP_ID}" in desktop and "Name[zh_CN]=" in desktop
+
+
+def test_command_groups_run_in_the_bundle_and_left_out_parts_are_explained(linux_bundle, tmp_path):
+    listed = run_bundled(linux_bundle.executable, "world", "list", home=tmp_path / "home", timeout=120)
+    assert listed.returncode == 0, listed.stdout[-2000:]
+    assert "SettingsTurnOnWifi" in listed.stdout
+    train = run_bundled(linux_bundle.executable, "train", "--help", home=tmp_path / "home", timeout=120)
+    assert train.returncode == 2, train.stdout[-2000:]
+    assert "needs 'training', which the PhoneBuddy installer leaves out" in train.stdout
+    assert "Traceback" not in train.stdout
