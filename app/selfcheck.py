@@ -101,11 +101,10 @@ class RequiredFile:
         return f"{self.package}/{self.rel}"
 
 
-REQUIRED_FILES = (
-    RequiredFile("adb binary", "adbutils", f"binaries/{ADB_NAME}"),
-    RequiredFile("scrcpy server", "scrcpy", "scrcpy-server.jar"),
-    RequiredFile("espeak-ng data", "piper", "espeak-ng-data/phontab"),
-)
+ADB_FILE = RequiredFile("adb binary", "adbutils", f"binaries/{ADB_NAME}")
+SCRCPY_FILE = RequiredFile("scrcpy server", "scrcpy", "scrcpy-server.jar")
+ESPEAK_FILE = RequiredFile("espeak-ng data", "piper", "espeak-ng-data/phontab")
+REQUIRED_FILES = (ADB_FILE, SCRCPY_FILE, ESPEAK_FILE)
 
 
 def require(path: Path, what: str) -> Path:
@@ -115,7 +114,7 @@ def require(path: Path, what: str) -> Path:
 
 
 def adb_path() -> Path:
-    return require(REQUIRED_FILES[0].path(), "adb binary")
+    return require(ADB_FILE.path(), ADB_FILE.name)
 
 
 def check_files() -> str:
@@ -204,7 +203,7 @@ def check_speech() -> str:
 
     from speech.earcons import Earcon, earcon_audio
 
-    espeak = require(REQUIRED_FILES[2].path(), "espeak-ng data")
+    espeak = require(ESPEAK_FILE.path(), ESPEAK_FILE.name)
     from piper.phonemize_espeak import EspeakPhonemizer
 
     phonemes = EspeakPhonemizer(espeak.parent).phonemize("en-us", "Hello, I am PhoneBuddy.")
@@ -228,7 +227,7 @@ def check_adb() -> str:
 
 
 def check_scrcpy() -> str:
-    jar = require(REQUIRED_FILES[1].path(), "scrcpy server")
+    jar = require(SCRCPY_FILE.path(), SCRCPY_FILE.name)
     if not zipfile.is_zipfile(jar):
         raise RuntimeError(f"scrcpy server {jar} is not a valid archive")
     with zipfile.ZipFile(jar) as z:

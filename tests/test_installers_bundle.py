@@ -13,7 +13,6 @@ import pytest
 
 from installers import manifest
 from installers.bundle_cache import folder_size
-from tests.installers_fixtures import run_bundled
 
 pytest_plugins = ("tests.installers_fixtures",)
 
@@ -27,7 +26,7 @@ def _linked_copy(src: Path, dst: Path) -> Path:
     return dst
 
 
-def test_bundled_self_check_passes_without_the_project_environment(linux_bundle, tmp_path):
+def test_bundled_self_check_passes_without_the_project_environment(linux_bundle, tmp_path, run_bundled):
     out = run_bundled(linux_bundle.executable, "--self-check", home=tmp_path / "home")
     assert out.returncode == 0, out.stdout[-4000:]
     text = out.stdout
@@ -41,7 +40,7 @@ def test_bundled_self_check_passes_without_the_project_environment(linux_bundle,
 
 @pytest.mark.parametrize("part", ["scrcpy/scrcpy-server.jar", "adbutils/binaries/adb", "piper/espeak-ng-data/phontab",
                                   "fonts/wqy-microhei.ttc", "THIRD_PARTY_LICENSES.txt"])
-def test_a_missing_part_fails_the_self_check_and_is_named(linux_bundle, tmp_path, part):
+def test_a_missing_part_fails_the_self_check_and_is_named(linux_bundle, tmp_path, run_bundled, part):
     broken = _linked_copy(linux_bundle.folder, tmp_path / "PhoneBuddy")
     (broken / "_internal" / part).unlink()
     out = run_bundled(broken / manifest.EXECUTABLE, "--self-check", home=tmp_path / "home")
@@ -50,7 +49,7 @@ def test_a_missing_part_fails_the_self_check_and_is_named(linux_bundle, tmp_path
     assert "PhoneBuddy self-check: FAILED" in out.stdout
 
 
-def test_first_run_opens_the_setup_wizard_once(linux_bundle, tmp_path):
+def test_first_run_opens_the_setup_wizard_once(linux_bundle, tmp_path, run_bundled):
     home = tmp_path / "home"
     first = run_bundled(linux_bundle.executable, "--demo", "--no-speech", home=home, timeout=180,
                         PHONEBUDDY_STARTUP_PROBE="1", PHONEBUDDY_PROBE_QUIT_S="3")
@@ -103,7 +102,7 @@ def test_tarball_has_the_desktop_entry_icon_and_installer(linux_bundle):
     assert "Exec=phonebuddy" in desktop and f"Icon={manifest.APP_ID}" in desktop and "Name[zh_CN]=" in desktop
 
 
-def test_command_groups_run_in_the_bundle_and_left_out_parts_are_explained(linux_bundle, tmp_path):
+def test_command_groups_run_in_the_bundle_and_left_out_parts_are_explained(linux_bundle, tmp_path, run_bundled):
     listed = run_bundled(linux_bundle.executable, "world", "list", home=tmp_path / "home", timeout=120)
     assert listed.returncode == 0, listed.stdout[-2000:]
     assert "SettingsTurnOnWifi" in listed.stdout
