@@ -43,7 +43,7 @@ def test_sft_on_oracle_data_lifts_held_out_success(tmp_path, monkeypatch):
     task = HomeOpenApp()
     monkeypatch.setitem(registry._BY_ID, task.id, task)  # the oracle looks tasks up by id
     tiny = build_tiny(tmp_path / "tiny", logit_scale=10.0)
-    train_seeds = _seeds(task, held_out=False, count=120, start=0)
+    train_seeds = _seeds(task, held_out=False, count=60, start=0)
     eval_seeds = _seeds(task, held_out=True, count=len(APPS), start=50_000)
     examples = dedupe(oracle_examples([task], train_seeds, max_pixels=TINY_PIXELS))
     assert {e.task for e in examples} == {task.id} and len(examples) >= 30
@@ -56,7 +56,7 @@ def test_sft_on_oracle_data_lifts_held_out_success(tmp_path, monkeypatch):
 
     before = success()
     result = run_sft(SftConfig(base_model=str(tiny), dataset=str(data), output=str(tmp_path / "runs"),
-                               max_steps=200, batch_size=4, learning_rate=1e-2, lr_scheduler="cosine",
+                               max_steps=100, batch_size=4, learning_rate=1e-2, lr_scheduler="cosine",
                                lora_r=16, lora_alpha=32, lora_modules_to_save=("embed_tokens",), save_steps=0))
     after = success(result.adapter)
     print(f"learning check: held-out success {before:.2f} -> {after:.2f}; loss {result.losses[0]:.3f} -> "
