@@ -50,10 +50,11 @@ _CATALOGS: dict[str, Catalog] = {}
 class Catalog:
     """A named set of bilingual messages. `Catalog("safety", {"key": ("English", "中文")})`."""
 
-    def __init__(self, name: str, entries: dict[str, tuple[str, str]]):
+    def __init__(self, name: str, entries: dict[str, tuple[str, str]], *, register: bool = True):
         self.name = name
         self.entries = {key: Text(en, zh) for key, (en, zh) in entries.items()}
-        _CATALOGS[name] = self
+        if register:  # unregistered catalogs are for tests of the checks themselves
+            _CATALOGS[name] = self
 
     def __getitem__(self, key: str) -> Text:
         return self.entries[key]
