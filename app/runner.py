@@ -85,9 +85,13 @@ def start_episode(request: EpisodeRequest, *, policy: Any = None) -> Generator[A
         policy = make_policy(request.agent, lang=lang, world=phone.world, task_id=task_id, seed=phone.seed,
                              on_progress=request.progress)
     info = RunInfo(device=phone.label.en, policy=request.agent.kind.value + (f":{task_id}" if task_id else ""))
+    # After `finish`, the phone's own state says whether the request was really carried out.
+    from harness.verify import KindRegistry, OutcomeVerifier
+
     episode = run_episode(request.goal, device=phone.device, policy=policy, confirmer=request.confirmer,
                           user=request.user, context=gate_context(request), history=request.history,
-                          config=loop_config(request), stop=request.stop_event, info=info)
+                          config=loop_config(request), stop=request.stop_event, info=info,
+                          outcome_check=OutcomeVerifier(KindRegistry.load()))
     if not task_id:
         return episode
     instruction = match.instruction if match is not None else request.goal

@@ -71,6 +71,9 @@ def test_spoken_request_runs_to_a_confirmed_result(qtbot, request_wav, transcrib
     last = window.announcer.log[-1]
     assert last.cue is Cue.SUCCESS and last.spoken
     assert window.live_region.text() == last.text
+    # The result was checked on the phone itself, not taken from the model's word.
+    spoken = " ".join(entry.text for entry in window.announcer.log)
+    assert "I checked on the phone" in spoken, spoken
     assert speaker.wait_idle(timeout=60)
     assert sink.audio.size > 22_050 // 2, "the result was really spoken"
     assert {"listening", "confirm", "success"} <= set(earcons.played)

@@ -83,3 +83,18 @@ def test_missing_details_say_which_in_both_languages():
     result = verifier(goal="Check the meeting invitation in my mail and put the meeting in my calendar as 'Project review'.")
     assert result.status is VerificationStatus.CANNOT_VERIFY and result.kind == "create_event"
     assert "the date" in result.summary.en and "日期" in result.summary.zh
+
+
+def test_a_leading_open_the_app_clause_does_not_hide_the_request():
+    from harness.verify import KindRegistry
+
+    kinds = KindRegistry.load()
+    for goal, expected in [
+        ("Open the settings and turn on Wi-Fi", "wifi_on"),
+        ("打开设置并打开WLAN", "wifi_on"),
+        ("open the Clock app and set an alarm for 7:30", "set_alarm"),
+        ("Open WeChat", "open_app"),
+        ("打开设置", "open_app"),
+    ]:
+        match = kinds.match(goal)
+        assert match is not None and match.kind.name == expected, (goal, match)

@@ -134,6 +134,14 @@ def parse_kind(raw: object, where: str) -> Kind:
     )
 
 
+# A leading "open the X app and ..." / "打开X并..." clause that only says where to do the request.
+_LEADING_NAVIGATION = re.compile(
+    r"^(?:(?:please |can you )?(?:open|launch|start|go to) (?:the |my )?[\w .\-]+? (?:app )?(?:and(?: then)?|then),? "
+    r"|(?:请)?(?:打开|进入)[^，。,.\s并然]+?(?:应用|app)?(?:并且|并|然后|再|，|,)\s*)",
+    re.IGNORECASE,
+)
+
+
 @dataclass
 class KindRegistry:
     """Every kind known, in match order (priority, then name)."""
@@ -169,11 +177,18 @@ class KindRegistry:
         """The kind of this request and its parameters; None when no kind recognises it.
         A full pattern match beats a mention; `missing` lists required parameters not found."""
         text = " ".join(goal.split())
-        for kind in self.kinds:
-            for pattern in kind.patterns:
-                m = pattern.search(text)
-                if m:
-                    return self._finish(kind, {k: v for k, v in m.groupdict().items() if v}, text)
+        # "Open Settings and turn on Wi-Fi": the app named first is only the way there; the request is
+        # what follows, so that is matched first, then the whole sentence.
+        candidates = [text]
+        lead = _LEADING_NAVIGATION.match(text)
+        if lead and lead.end() < len(text):
+            candidates.insert(0, text[lead.end():])
+        for candidate in candidates:
+            for kind in self.kinds:
+                for pattern in kind.patterns:
+                    m = pattern.search(candidate)
+                    if m:
+                        return self._finish(kind, {k: v for k, v in m.groupdict().items() if v}, candidate)
         for kind in self.kinds:
             if any(p.search(text) for p in kind.mentions):
                 return self._finish(kind, {}, text)
