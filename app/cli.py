@@ -44,7 +44,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"phonebuddy: unknown command {group!r}\n\n{USAGE}", file=sys.stderr)
         return 2
     module = importlib.import_module(GROUPS[group][0])
-    return int(module.main(rest) or 0)
+    try:
+        return int(module.main(rest) or 0)
+    except BrokenPipeError:  # `phonebuddy world list --json | head`: the reader left; not an error of ours
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":
