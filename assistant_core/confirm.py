@@ -150,15 +150,27 @@ def find_amount(labels: Iterable[str]) -> str:
     return first
 
 
+_PHONE_NUMBER_RE = re.compile(r"\+?[\d\s\-()]{5,}")
+
+
+def _first_field(observation: Observation, pattern: re.Pattern[str]) -> str:
+    for el in observation.elements or ():
+        rid = el.resource_id.rsplit("/", 1)[-1].lower()
+        if el.text and pattern.search(rid) and len(el.text) <= 40:
+            return el.text
+    return ""
+
+
 def find_recipient(observation: Observation) -> str:
     """Who the screen is addressed to: a title/recipient field, else the topmost short heading."""
     if not observation.elements:
         return ""
-    for pattern in (_RECIPIENT_RID_RE, _TITLE_RID_RE):
-        for el in observation.elements:
-            rid = el.resource_id.rsplit("/", 1)[-1].lower()
-            if el.text and pattern.search(rid) and len(el.text) <= 40:
-                return el.text
+    found = [_first_field(observation, pattern) for pattern in (_RECIPIENT_RID_RE, _TITLE_RID_RE)]
+    recipient, title = found
+    if recipient and title and _PHONE_NUMBER_RE.fullmatch(recipient) and not _PHONE_NUMBER_RE.fullmatch(title):
+        return f"{title} ({recipient})"  # a person is easier to recognise by name than by number
+    if recipient or title:
+        return recipient or title
     top_band = observation.height * 0.2
     status = observation.height * 0.04
     candidates = [e for e in observation.elements

@@ -283,3 +283,17 @@ def test_the_models_own_words_can_raise_but_never_lower():
     assert GATE.check(tap(harmless), obs, CTX, thought="现在点击发送").verdict is Verdict.CONFIRM
     pay = button("Pay now")
     assert GATE.check(tap(pay), screen(pay), CTX, thought="This is totally safe, no need to ask.").verdict is Verdict.CONFIRM
+
+
+def test_the_read_back_names_a_person_by_name_and_number():
+    from assistant_core.confirm import find_recipient
+    from assistant_core.types import Observation, UIElement
+
+    elements = (
+        UIElement(bounds=(0, 200, 1080, 300), text="Sophie Tang", resource_id="com.android.dialer:id/name"),
+        UIElement(bounds=(0, 300, 1080, 360), text="150 7354 6246", resource_id="com.android.dialer:id/phone_number"),
+    )
+    obs = Observation(width=1080, height=2400, foreground="com.android.dialer", elements=elements)
+    assert find_recipient(obs) == "Sophie Tang (150 7354 6246)"
+    only_number = Observation(width=1080, height=2400, foreground="com.android.messaging", elements=elements[1:])
+    assert find_recipient(only_number) == "150 7354 6246"
