@@ -35,6 +35,7 @@ def _seeds(task, *, held_out: bool, count: int, start: int) -> list[int]:
     return seeds
 
 
+@pytest.mark.learning  # not yet passing: see the marker's description in pyproject.toml
 @pytest.mark.slow
 def test_sft_on_oracle_data_lifts_held_out_success(tmp_path, monkeypatch):
     from assistant_core.policy.local import LocalPolicy
