@@ -58,6 +58,7 @@ from assistant_core.types import (
 )
 from harness.adbserver import AdbServerUnavailable, GuardedAdbClient
 from harness.appnames import label_for, resolve_app
+from harness.keycodes import BUTTON_KEYS
 from harness.textentry import TextEntry
 
 log = logging.getLogger(__name__)
@@ -116,14 +117,6 @@ TEXT = Catalog(
     },
 )
 
-BUTTON_KEYS = {
-    Button.BACK: 4,
-    Button.HOME: 3,
-    Button.MENU: 82,
-    Button.ENTER: 66,
-    Button.RECENTS: 187,
-    Button.DELETE: 67,
-}
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 UI_DUMP_PATH = "/data/local/tmp/pb_ui.xml"
 MARK = "__PB_SECTION__"

@@ -7,19 +7,11 @@ import logging
 
 from assistant_core.i18n import Text
 from assistant_core.types import Action, ActionKind, ActionOutOfBounds, Button, DeviceError, Observation
+from harness.keycodes import BUTTON_KEYS
 from harness.phoneworld.strings import SYSTEM
 from harness.phoneworld.world import HEIGHT, WIDTH, World
 
 log = logging.getLogger(__name__)
-
-BUTTON_KEYS = {
-    Button.BACK: 4,
-    Button.HOME: 3,
-    Button.MENU: 82,
-    Button.ENTER: 66,
-    Button.RECENTS: 187,
-    Button.DELETE: 67,
-}
 
 
 class UnknownAppError(DeviceError):
