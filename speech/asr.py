@@ -256,12 +256,15 @@ def _repetitive(squashed: str) -> bool:
     return bool(_LOOP.search(squashed))
 
 
-def collapse_repeats(text: str, language: str) -> str:
+def collapse_repeats(text: str, language: str, *, truncated: bool = False) -> str:
     """'Open J2 Open J2' -> 'Open J2', and 'A. B. A. B. A. B' -> 'A. B.': Whisper sometimes restarts the
     phrase it has just finished (more often with a short window) until the token limit cuts it off.
     The text is returned unchanged unless it is one phrase said at least twice in full, optionally followed
     by a cut-off start of a third copy (punctuation aside). A unit is at least 2 words / 3 characters, so
-    "bye bye", "妈妈", "谢谢" stay as they are."""
+    "bye bye", "妈妈", "谢谢" stay as they are.
+
+    `truncated`: the decode stopped at its token budget (a loop is the only way to get there), so one full
+    phrase followed by a cut-off restart covering at least half of it is a loop too."""
     if language == "zh":
         keep = [c for c in text if not _PUNCT.fullmatch(c)]
         units = keep
@@ -269,9 +272,14 @@ def collapse_repeats(text: str, language: str) -> str:
         keep = text.split()
         units = [normalize(w) for w in keep]
     n = len(units)
-    for size in range(2 if language != "zh" else 3, n // 2 + 1):
+    # A cut-off restart is shorter than the phrase, so the phrase may be up to two thirds of the text.
+    for size in range(2 if language != "zh" else 3, (2 * n) // 3 + 1 if truncated else n // 2 + 1):
         unit = units[:size]
         if units[size : 2 * size] != unit:
+            rest = units[size:]
+            if truncated and max(2, (size + 1) // 2) <= len(rest) < size and rest[:-1] == unit[: len(rest) - 1] \
+                    and unit[len(rest) - 1].startswith(rest[-1]):
+                return "".join(keep[:size]) if language == "zh" else " ".join(keep[:size]).rstrip(",;")
             continue
         rest = units[2 * size :]
         expected = (unit * (len(rest) // size + 1))[: len(rest)]
@@ -474,11 +482,12 @@ class FasterWhisperTranscriber:
             prompt.extend(previous[-(model.max_length // 2 - 1) :])
         prompt.extend(tokenizer.sot_sequence)
         prompt.append(tokenizer.no_timestamps)
+        budget = min(model.max_length - len(prompt), self._token_budget(len(audio) / ASR_RATE))
         result = model.model.generate(
             encoded,
             [prompt],
             beam_size=self.settings.beam_size,
-            max_length=min(model.max_length, len(prompt) + self._token_budget(len(audio) / ASR_RATE)),
+            max_length=len(prompt) + budget,
             return_scores=True,
             return_no_speech_prob=True,
             suppress_blank=True,
@@ -486,7 +495,7 @@ class FasterWhisperTranscriber:
         )[0]
         tokens = [t for t in result.sequences_ids[0] if t < tokenizer.eot]
         avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
-        text = collapse_repeats(tokenizer.decode(tokens).strip(), language)
+        text = collapse_repeats(tokenizer.decode(tokens).strip(), language, truncated=len(tokens) >= budget - 1)
         ratio = _compression_ratio(text)
         seg = Segment(text, 0.0, len(audio) / ASR_RATE, float(avg_logprob), float(result.no_speech_prob), ratio, len(tokens))
         return ([seg] if text.strip() else []), language, lang_prob

@@ -175,6 +175,11 @@ def test_repeated_phrase_is_collapsed():
     assert collapse_repeats("Open J2 Open J2", "en") == "Open J2"
     assert collapse_repeats("打开相机。打开相机。", "zh") == "打开相机"
     assert collapse_repeats("Call Anna and Anna", "en") == "Call Anna and Anna"
+    # A decode cut off by its token budget while restarting the phrase is a loop as well...
+    looped = "Airplane mode is now on. I open the settings for you. Airplane mode is now on. I open the settings for"
+    assert collapse_repeats(looped, "en", truncated=True) == "Airplane mode is now on. I open the settings for you."
+    # ...but only when the budget was hit: the same words in a complete decode are left alone.
+    assert collapse_repeats(looped, "en") == looped
     assert collapse_repeats("给妈妈", "zh") == "给妈妈" and collapse_repeats("妈妈", "zh") == "妈妈"
     assert collapse_repeats("Bye bye", "en") == "Bye bye"
     looped = "Airplane mode is now on. I open the settings for you. Airplane mode is now on. I open the settings for you. Airplane mod"
