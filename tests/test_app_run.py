@@ -103,9 +103,14 @@ def test_a_question_from_the_assistant_is_answered_in_the_request_box(qtbot):
                                           _reply("finish", text="All done.")])
     window = make_window(qtbot, services=AppServices(episode_starter=lambda req: start_episode(req, policy=policy)))
     window.submit_request("Text Nina")
-    qtbot.waitUntil(lambda: window.user_bridge.pending, timeout=30_000)
+    # The loop marks the question pending on the worker thread; the window shows it when the queued
+    # signal arrives on the GUI thread, so wait for both.
+    def asked() -> bool:
+        return window.user_bridge.pending and any(e.kind is EntryKind.QUESTION for e in window.conversation.entries)
+
+    qtbot.waitUntil(asked, timeout=30_000)
     question = [e for e in window.conversation.entries if e.kind is EntryKind.QUESTION]
-    assert question and "Which Nina" in question[-1].text
+    assert question and "Which Nina" in question[-1].text, [(e.kind, e.text) for e in window.conversation.entries]
     assert window.announcer.log[-1].cue is Cue.CONFIRM
     window.request_box.setText("Nina Song")
     qtbot.keyClick(window.request_box, Qt.Key.Key_Return)
