@@ -61,6 +61,8 @@ def test_full_propose_on_a_phone_screenshot(arch, quantization, request):
     assert stats["thought_chars"] == len(thought)
 
     import bitsandbytes as bnb
+    import torch
+
     model = policy.model
     assert type(model).__name__ == {"qwen3_5": "Qwen3_5ForConditionalGeneration",
                                     "qwen3_vl": "Qwen3VLForConditionalGeneration"}[arch]
@@ -70,6 +72,21 @@ def test_full_propose_on_a_phone_screenshot(arch, quantization, request):
         names = [n for n, m in model.named_modules() if isinstance(m, bnb.nn.Linear4bit)]
         assert not any("visual" in n or "lm_head" in n for n in names)
         assert all(m.compute_dtype.is_floating_point and str(m.compute_dtype) == "torch.float32" for m in quantized)
+        # Layers too narrow for bitsandbytes' packed CPU kernel (a multiple of 32 rows) stay full precision;
+        # on an AVX512-BF16 CPU quantizing them crashed the first forward pass.
+        assert all(m.out_features % 32 == 0 for m in quantized)
+        if arch == "qwen3_5":
+            kept = {n.rsplit(".", 1)[-1] for n, m in model.named_modules()
+                    if type(m) is torch.nn.Linear and "language_model" in n}
+            assert {"in_proj_a", "in_proj_b"} <= kept
+
+
+def test_cpu_unpackable_linears_names_only_the_narrow_layers(tiny_qwen3_5):
+    from assistant_core.policy.local import cpu_unpackable_linears
+
+    names = cpu_unpackable_linears(tiny_qwen3_5)
+    assert names and all(n.endswith(("in_proj_a", "in_proj_b")) or "visual" in n or "lm_head" in n for n in names)
+    assert not any(n.endswith(("q_proj", "o_proj", "down_proj")) and "language_model" in n for n in names)
 
 
 def test_the_hybrid_architecture_is_really_there(tiny_qwen3_5):

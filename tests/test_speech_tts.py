@@ -49,12 +49,16 @@ def test_text_language_and_pinyin():
 # ----- the real piper voice -----------------------------------------------------------------------------------------
 def test_piper_speaks_each_sentence_and_rate_changes_length():
     engine = piper_engine()
-    normal = engine.synthesize("Opening the settings app for you.", "en")
-    fast = engine.synthesize("Opening the settings app for you.", "en", rate=1.6)
+    sentence = "Opening the settings app for you."
+    normal = engine.synthesize(sentence, "en")
     assert normal.sample_rate == RATE and normal.voice == "en_US-joe-medium"
     assert 1.0 < len(normal.samples) / RATE < 4.0
     assert np.max(np.abs(normal.samples)) > 0.3
-    assert len(fast.samples) < 0.8 * len(normal.samples)
+    # Piper draws phoneme durations with noise (noise_w), so one synthesis varies by about +-10%; the
+    # median of three per rate is steady. Rate 1.6 gives about 0.7 of the length (silences do not scale).
+    normal_len = np.median([len(normal.samples)] + [len(engine.synthesize(sentence, "en").samples) for _ in range(2)])
+    fast_len = np.median([len(engine.synthesize(sentence, "en", rate=1.6).samples) for _ in range(3)])
+    assert fast_len < 0.8 * normal_len, (fast_len, normal_len)
 
 
 def test_tts_round_trip_through_whisper():

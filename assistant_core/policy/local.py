@@ -9,7 +9,8 @@ Loading: `AutoModelForImageTextToText.from_pretrained` + the image-only processo
 once, behind a lock (concurrent callers wait for the same load), optionally in a background thread with
 `LoadProgress` callbacks. Quantization: CUDA defaults to 4-bit nf4 with double quantization and bf16 compute
 (8-bit, bf16 and fp16 are options); the CPU defaults to fp32, and nf4 there computes in fp32 (a CPU without
-bf16 units runs bf16 about 4x slower). The vision tower and lm_head stay unquantized. A LoRA adapter folder
+bf16 units runs bf16 about 4x slower). The vision tower and lm_head stay unquantized, and on the CPU so do
+linear layers whose output size bitsandbytes' packed CPU kernel cannot take (`cpu_unpackable_linears`). A LoRA adapter folder
 (peft) is applied on top when given.
 
 Decoding is greedy, up to the profile's `max_new_tokens`. The text is streamed as it is generated to
@@ -58,6 +59,7 @@ class Quantization(StrEnum):
 
 # Kept in full precision under 4/8-bit: the vision tower (small, sensitive) and the output head.
 UNQUANTIZED_MODULES = ["model.visual", "lm_head"]  # prefixes (or suffixes) of module names
+CPU_NF4_BLOCK = 32  # bitsandbytes' packed CPU nf4 kernel needs output sizes in multiples of this
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,24 @@ def cuda_available() -> bool:
 
 def default_quantization(device: str) -> Quantization:
     return Quantization.NF4 if device.startswith("cuda") else Quantization.FP32
+
+
+def cpu_unpackable_linears(model_dir: str | Path, block: int = CPU_NF4_BLOCK) -> list[str]:
+    """Names of the linear layers that bitsandbytes' CPU nf4 kernel cannot take, to keep them unquantized.
+
+    On CPUs with AVX512-BF16, bitsandbytes repacks every nf4 weight for a fast kernel at its first forward
+    pass and asserts that the output size is a multiple of 32; a smaller or odd layer (Qwen3.5's
+    `in_proj_a`/`in_proj_b` have one row per linear-attention head) would crash the first step. Those
+    layers are tiny, so keeping them in full precision costs nothing. The model is built on the meta
+    device (no memory, no weights read) just to list its layers."""
+    import torch
+    from transformers import AutoConfig, AutoModelForImageTextToText
+
+    config = AutoConfig.from_pretrained(str(model_dir))
+    with torch.device("meta"):
+        model = AutoModelForImageTextToText.from_config(config)
+    return [name for name, module in model.named_modules()
+            if isinstance(module, torch.nn.Linear) and module.out_features % block != 0]
 
 
 def _make_streamer(tokenizer: Any, on_text: Callable[[str], None] | None):
@@ -277,9 +297,10 @@ class LocalPolicy:
         if quant is Quantization.NF4:
             from transformers import BitsAndBytesConfig
 
+            skip = UNQUANTIZED_MODULES if on_cuda else UNQUANTIZED_MODULES + cpu_unpackable_linears(self.model_dir)
             kwargs["quantization_config"] = BitsAndBytesConfig(
                 load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_use_double_quant=True,
-                bnb_4bit_compute_dtype=compute, llm_int8_skip_modules=UNQUANTIZED_MODULES)
+                bnb_4bit_compute_dtype=compute, llm_int8_skip_modules=skip)
             kwargs["dtype"] = compute
         elif quant is Quantization.INT8:
             from transformers import BitsAndBytesConfig
