@@ -14,17 +14,19 @@ downgraded). A file that is not a readable database is set aside (renamed `<name
 with its -wal/-shm) and a fresh one created; `store.set_aside` names the old file and the settings
 loader then starts deny-all until the caregiver sets the app up again.
 
-Tables: runs, steps (action, decision, confirmation answer, timings, raw model text, a small JPEG
-thumbnail), events, conversation, settings, allowed_apps, audit. Full-text search over conversation and
-steps uses the trigram tokenizer so Chinese matches (queries shorter than three characters fall back
-to LIKE, which trigram cannot serve). `export_training` writes chosen runs as JSON lines and refuses
-unless the user's consent is on record.
+Tables: runs, steps (action, decision, confirmation answer, timings, raw model text, the observed
+screen's width and height in device pixels, a small JPEG thumbnail), events, conversation, settings,
+allowed_apps, audit. Full-text search over conversation and steps uses the trigram tokenizer so Chinese
+matches (queries shorter than three characters fall back to LIKE, which trigram cannot serve).
+`export_training` writes chosen runs as JSON lines (with each step's `width`, `height` and thumbnail as
+base64 `screenshot` where recorded) and refuses unless the user's consent is on record.
 
 Thread-safe (one connection behind a lock) so the Qt worker thread and the UI thread can share it.
 """
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import logging
@@ -115,7 +117,14 @@ def _v2(db: sqlite_utils.Database) -> None:
     db["steps"].enable_fts(["thought", "raw_text", "action"], tokenize="trigram", create_triggers=True)
 
 
-MIGRATIONS: tuple[Callable[[sqlite_utils.Database], None], ...] = (_v1, _v2)
+def _v3(db: sqlite_utils.Database) -> None:
+    # The observed screen's size per step, so exported actions map to the model's grid with the real size
+    # (NULL for steps recorded before this version: their size is unknown).
+    db["steps"].add_column("width", int)
+    db["steps"].add_column("height", int)
+
+
+MIGRATIONS: tuple[Callable[[sqlite_utils.Database], None], ...] = (_v1, _v2, _v3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -151,6 +160,8 @@ class StepRecord:
     foreground: str
     timings: dict[str, float]
     thumbnail: bytes | None
+    width: int | None = None  # the observed screen in device pixels; None when not recorded
+    height: int | None = None
 
 
 @dataclass(frozen=True)
@@ -314,15 +325,21 @@ class HistoryStore:
     def record_step(self, run_id: int, index: int, *, action: dict[str, Any], thought: str = "",
                     raw_text: str = "", verdict: str = "", rule: str = "", reason: Text | None = None,
                     confirmation: str | None = None, foreground: str = "", timings: dict[str, float] | None = None,
-                    thumbnail: bytes | None = None, error: str = "") -> int:
-        """The step and its gate decision, committed durably before the action is dispatched."""
+                    thumbnail: bytes | None = None, error: str = "", width: int | None = None,
+                    height: int | None = None) -> int:
+        """The step and its gate decision, committed durably before the action is dispatched.
+
+        `width` x `height` is the observed screen in device pixels (the frame the action's coordinates
+        are in); the thumbnail alone cannot say it, since a mirrored frame may be scaled down.
+        """
         with self._tx(durable=True) as db:
             table = db["steps"]
             table.insert({"run_id": run_id, "idx": index, "action": json.dumps(action, ensure_ascii=False),
                           "thought": thought, "raw_text": raw_text, "verdict": verdict, "rule": rule,
                           "reason_en": reason.en if reason else "", "reason_zh": reason.zh if reason else "",
                           "confirmation": confirmation, "executed": 0, "error": error, "foreground": foreground,
-                          "timings": json.dumps(timings or {}), "thumbnail": thumbnail, "created": self.clock()})
+                          "timings": json.dumps(timings or {}), "thumbnail": thumbnail, "created": self.clock(),
+                          "width": width, "height": height})
             step_id = int(table.last_pk)
             self._audit(db, "decision", run_id, index, {"verdict": verdict, "rule": rule, "confirmation": confirmation})
             db["runs"].update(run_id, {"steps": index + 1})
@@ -434,6 +451,9 @@ class HistoryStore:
     def export_training(self, run_ids: Iterable[int], out: IO[str]) -> int:
         """Write the chosen runs' steps as JSON lines (one step a line); returns the line count.
 
+        A line carries `width` and `height` (the observed screen) when the step recorded them, and the
+        step's thumbnail as `screenshot` (base64 JPEG) when it has one.
+
         Raises ConsentRequiredError unless the user's consent to training export is on record.
         """
         if not self.has_consent(ConsentPurpose.TRAINING_EXPORT):
@@ -448,6 +468,10 @@ class HistoryStore:
                         "thought": step.thought, "raw_text": step.raw_text, "verdict": step.verdict,
                         "rule": step.rule, "confirmation": step.confirmation, "executed": step.executed,
                         "foreground": step.foreground}
+                if step.width and step.height:
+                    line["width"], line["height"] = step.width, step.height
+                if step.thumbnail:
+                    line["screenshot"] = base64.b64encode(step.thumbnail).decode("ascii")
                 out.write(json.dumps(line, ensure_ascii=False) + "\n")
                 count += 1
         with self._tx(durable=True) as db:
@@ -480,7 +504,7 @@ class HistoryStore:
                            rule=r["rule"] or "", reason=Text(r["reason_en"] or "", r["reason_zh"] or ""),
                            confirmation=r["confirmation"], executed=bool(r["executed"]), error=r["error"] or "",
                            foreground=r["foreground"] or "", timings=json.loads(r["timings"] or "{}"),
-                           thumbnail=r["thumbnail"]) for r in rows]
+                           thumbnail=r["thumbnail"], width=r.get("width"), height=r.get("height")) for r in rows]
 
     def events(self, run_id: int) -> list[tuple[int, str, dict[str, Any]]]:
         """(step, kind, payload) in order."""

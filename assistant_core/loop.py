@@ -564,7 +564,8 @@ class _Episode:
         self.flush()
         return self.history.record_step(self.run_id, step, action=action.to_dict(), thought=thought, raw_text=raw,
                                         verdict=str(decision.verdict), rule=decision.rule, reason=decision.reason,
-                                        foreground=obs.foreground, timings=timings, thumbnail=thumb)
+                                        foreground=obs.foreground, timings=timings, thumbnail=thumb,
+                                        width=obs.width, height=obs.height)
 
     def dispatch(self, step: int, action: Action, base: Step, step_id: int | None,
                  timings: dict[str, float]) -> Generator[Event, None, None]:

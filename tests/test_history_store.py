@@ -3,6 +3,7 @@ aside (deny-all afterwards), trigram search in Chinese, consent-gated export, th
 
 from __future__ import annotations
 
+import base64
 import io
 import json
 import sqlite3
@@ -65,6 +66,42 @@ def test_an_old_schema_is_migrated(tmp_path):
     assert store.get_run(1).goal == "old run" and store.get_run(1).verification is None
     store.add_message("user", "飞行模式怎么开")
     assert store.search("飞行模式")
+
+
+def test_a_schema_2_database_migrates_and_steps_record_the_screen_size(tmp_path):
+    path = tmp_path / "v2.db"
+    db = sqlite_utils.Database(sqlite3.connect(path))
+    MIGRATIONS[0](db)
+    MIGRATIONS[1](db)
+    db.execute("PRAGMA user_version=2")
+    db["runs"].insert({"goal": "old run", "lang": "en", "started": 1.0, "steps": 1, "outcome": "finished"})
+    db["steps"].insert({"run_id": 1, "idx": 0, "action": json.dumps({"kind": "click", "x": 5, "y": 6}),
+                        "thought": "点一下旧的开关", "executed": 1, "verdict": "allow", "timings": "{}"})
+    db.conn.commit()
+    db.conn.close()
+    store = HistoryStore(path)
+    assert store.schema_version == SCHEMA_VERSION >= 3
+    columns = {c.name for c in store.db["steps"].columns}
+    assert {"width", "height"} <= columns
+    (old,) = store.steps(1)
+    assert old.width is None and old.height is None and old.thought == "点一下旧的开关"
+    thumb = make_thumbnail(Image.new("RGB", (720, 1600), (10, 200, 90)))
+    new = store.record_step(1, 1, action={"kind": "click", "x": 360, "y": 800}, thought="点一下新的开关",
+                            verdict="allow", thumbnail=thumb, width=720, height=1600)
+    store.update_step(new, executed=True)
+    assert [(s.width, s.height) for s in store.steps(1)] == [(None, None), (720, 1600)]
+    # Full-text search still indexes old and new step rows after the migration.
+    assert {h.row_id for h in store.search("的开关")} == {1, new}
+    store.record_consent(ConsentPurpose.TRAINING_EXPORT, True)
+    out = io.StringIO()
+    assert store.export_training([1], out) == 2
+    first, second = (json.loads(line) for line in out.getvalue().splitlines())
+    # An old step's size is unknown: the line says nothing rather than a guess.
+    assert not {"width", "height", "screenshot"} & set(first)
+    assert (second["width"], second["height"]) == (720, 1600)
+    assert base64.b64decode(second["screenshot"]) == thumb
+    store.close()
+    assert HistoryStore(path).schema_version == SCHEMA_VERSION  # reopening runs no migration again
 
 
 def test_a_newer_schema_is_refused_untouched(tmp_path):

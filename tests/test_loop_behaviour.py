@@ -281,6 +281,7 @@ def test_events_and_steps_are_in_the_history_before_the_action_is_dispatched(tmp
     steps = history.steps(result.run_id)
     assert [s.executed for s in steps] == [True, True, True, True]
     assert steps[2].confirmation == "yes" and steps[0].thumbnail is None  # no screenshots in this device
+    assert (steps[0].width, steps[0].height) == (world.width, world.height)  # exports map taps with the real size
     assert history.get_run(result.run_id).outcome == "finished"
 
 

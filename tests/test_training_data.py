@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 import io
+import json
+import logging
 
 import pytest
+from PIL import Image
 
 from assistant_core.policy.parsing import parse_reply
-from assistant_core.policy.prompt import action_to_call
+from assistant_core.policy.prompt import action_to_call, build_prompt
+from assistant_core.types import Observation
 from tests.training_fixtures import TINY_PIXELS
 from training.data import (
     dedupe,
@@ -18,7 +23,7 @@ from training.data import (
     split_by_task,
     write_dataset,
 )
-from training.errors import EmptyDatasetError
+from training.errors import EmptyDatasetError, TrainingError
 
 TASKS = ("SettingsTurnOnWifi", "ClockStartTimer", "MessagesSendText")
 
@@ -105,3 +110,85 @@ def test_history_export_with_consent_becomes_examples(tmp_path):
     assert '"open_app"' in got[0].reply and '"finish"' in got[1].reply
     assert "Open Settings." in got[1].messages[1]["content"][2]["text"]
     assert {e.source for e in got} == {"history"}
+
+
+def _tool_call(reply: str) -> dict:
+    return json.loads(reply.split("<tool_call>\n", 1)[1].split("\n</tool_call>", 1)[0])
+
+
+def test_history_export_of_a_720x1600_phone_keeps_its_screen_and_thumbnail(tmp_path):
+    from assistant_core.history import ConsentPurpose, HistoryStore, make_thumbnail
+
+    # Top half red, bottom half blue: the example's image must show both, the right way up.
+    screen = Image.new("RGB", (720, 1600), (220, 20, 20))
+    screen.paste((20, 20, 220), (0, 800, 720, 1600))
+    thumb = make_thumbnail(screen)
+    store = HistoryStore(tmp_path / "h.db")
+    run = store.start_run("Tap the middle.", lang="en")
+    tap = store.record_step(run, 0, action={"kind": "click", "x": 360, "y": 800}, thought="Tap the middle.",
+                            verdict="allow", foreground="com.android.settings", thumbnail=thumb,
+                            width=720, height=1600)
+    done = store.record_step(run, 1, action={"kind": "finish", "text": "Done"}, thought="Done.", verdict="allow",
+                             foreground="com.android.settings", thumbnail=thumb, width=720, height=1600)
+    for step_id in (tap, done):
+        store.update_step(step_id, executed=True)
+    store.finish_run(run, outcome="finished", steps=2)
+    store.record_consent(ConsentPurpose.TRAINING_EXPORT, True)
+    buffer = io.StringIO()
+    assert store.export_training([run], buffer) == 2
+    lines = [json.loads(line) for line in buffer.getvalue().splitlines()]
+    assert [(line["width"], line["height"]) for line in lines] == [(720, 1600)] * 2
+    assert all(base64.b64decode(line["screenshot"]) == thumb for line in lines)
+    path = tmp_path / "export.jsonl"
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+
+    got = list(history_examples(path, max_pixels=TINY_PIXELS))
+    assert [e.step for e in got] == [0, 1]
+    # (360, 800) on a 720x1600 screen is the middle of the model's 0-1000 grid, in the reply and in the
+    # next step's text history.
+    assert _tool_call(got[0].reply) == {"name": "click", "arguments": {"points": [[500, 500]]}}
+    assert 'click({"points": [[500, 500]]})' in got[1].messages[1]["content"][2]["text"]
+    parsed = parse_reply(got[0].reply, 720, 1600).action
+    assert (parsed.x, parsed.y) == (360, 800)
+    # The image is the thumbnail at the size the runtime would send for a live 720x1600 screenshot.
+    runtime = build_prompt("Tap the middle.", Observation(720, 1600, "com.android.settings", screenshot=screen),
+                           max_pixels=TINY_PIXELS)
+    image = got[0].image
+    assert image.size == runtime.image.size
+    w, h = image.size
+    top, bottom = image.getpixel((w // 2, h // 4)), image.getpixel((w // 2, 3 * h // 4))
+    assert top[0] > 150 > top[2] and bottom[2] > 150 > bottom[0]
+
+
+def test_history_lines_without_thumbnail_or_size_fall_back_and_say_so(tmp_path, caplog):
+    base = {"goal": "Tap.", "lang": "en", "outcome": "finished", "verification": None, "executed": True,
+            "verdict": "allow", "thought": "Tap.", "foreground": "com.android.settings"}
+    rows = [
+        # A sized step without a thumbnail, and one whose screenshot is not an image: black frames of 720x1600.
+        {**base, "run_id": 1, "step": 0, "action": {"kind": "click", "x": 360, "y": 800}, "width": 720, "height": 1600},
+        {**base, "run_id": 1, "step": 1, "action": {"kind": "click", "x": 720, "y": 1600}, "width": 720,
+         "height": 1600, "screenshot": "bm90IGFuIGltYWdl"},
+        # A line from before the store recorded sizes: 1080x2400 is assumed, and logged.
+        {**base, "run_id": 2, "step": 0, "action": {"kind": "click", "x": 540, "y": 1200}},
+    ]
+    path = tmp_path / "export.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="training.data"):
+        got = list(history_examples(path, max_pixels=TINY_PIXELS))
+    assert [(e.task, e.step) for e in got] == [("history-run-1", 0), ("history-run-1", 1), ("history-run-2", 0)]
+    assert [_tool_call(e.reply)["arguments"]["points"] for e in got] == [[[500, 500]], [[1000, 1000]], [[500, 500]]]
+    for example in got:
+        assert example.image.getextrema() == ((0, 0), (0, 0), (0, 0))
+    blank = build_prompt("Tap.", Observation(720, 1600, "", screenshot=Image.new("RGB", (720, 1600))),
+                         max_pixels=TINY_PIXELS)
+    assert got[0].image.size == blank.image.size
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("run 1" in m and "no usable thumbnail" in m and "[0, 1]" in m for m in messages)
+    assert any("run 1 step 1" in m and "cannot be read" in m for m in messages)
+    assert any("run 2" in m and "no recorded screen size" in m for m in messages)
+    assert not any("run 1" in m and "no recorded screen size" in m for m in messages)
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({**rows[0], "width": 0}) + "\n", encoding="utf-8")
+    with pytest.raises(TrainingError, match="not a positive size"):
+        list(history_examples(bad))

@@ -35,7 +35,6 @@ def _seeds(task, *, held_out: bool, count: int, start: int) -> list[int]:
     return seeds
 
 
-@pytest.mark.learning  # not yet passing: see the marker's description in pyproject.toml
 @pytest.mark.slow
 def test_sft_on_oracle_data_lifts_held_out_success(tmp_path, monkeypatch):
     from assistant_core.policy.local import LocalPolicy
@@ -43,7 +42,11 @@ def test_sft_on_oracle_data_lifts_held_out_success(tmp_path, monkeypatch):
 
     task = HomeOpenApp()
     monkeypatch.setitem(registry._BY_ID, task.id, task)  # the oracle looks tasks up by id
-    tiny = build_tiny(tmp_path / "tiny", logit_scale=10.0)
+    # head_dim 64 instead of the CI models' 16: Qwen's q/k RMS norms cap an attention logit at about
+    # head_dim / sqrt(head_dim), so with 16 no head can single out the app's name among ~1,350 prompt
+    # tokens (measured: full fine-tuning needed ~1,000 steps, LoRA did not get there). The real 4B model's
+    # heads are 256 wide. q_norm/k_norm are trained in full (32 numbers each) so the heads can sharpen.
+    tiny = build_tiny(tmp_path / "tiny", logit_scale=10.0, text_overrides={"head_dim": 64})
     train_seeds = _seeds(task, held_out=False, count=60, start=0)
     eval_seeds = _seeds(task, held_out=True, count=len(APPS), start=50_000)
     examples = dedupe(oracle_examples([task], train_seeds, max_pixels=TINY_PIXELS))
@@ -57,8 +60,9 @@ def test_sft_on_oracle_data_lifts_held_out_success(tmp_path, monkeypatch):
 
     before = success()
     result = run_sft(SftConfig(base_model=str(tiny), dataset=str(data), output=str(tmp_path / "runs"),
-                               max_steps=100, batch_size=4, learning_rate=1e-2, lr_scheduler="cosine",
-                               lora_r=16, lora_alpha=32, lora_modules_to_save=("embed_tokens",), save_steps=0))
+                               max_steps=200, batch_size=4, learning_rate=3e-3, lr_scheduler="cosine",
+                               lora_r=16, lora_alpha=32, lora_modules_to_save=("embed_tokens", "q_norm", "k_norm"),
+                               save_steps=0))
     after = success(result.adapter)
     print(f"learning check: held-out success {before:.2f} -> {after:.2f}; loss {result.losses[0]:.3f} -> "
           f"{result.losses[-1]:.3f} in {result.steps} steps, {result.seconds:.0f} s")

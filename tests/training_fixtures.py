@@ -65,7 +65,7 @@ class HomeOpenApp(Task):
         return OpenAppParams(rng.choice(others), params.phrase)
 
 
-def build_tiny(folder: Path, *, logit_scale: float = 1.0) -> Path:
+def build_tiny(folder: Path, *, logit_scale: float = 1.0, text_overrides: dict | None = None) -> Path:
     """The policy helper's tiny qwen3_5 model with small screenshots. `logit_scale` multiplies the
     random output head: a random head with std 0.02 keeps every logit near zero, and LoRA cannot
     scale it (trl refuses LoRA on lm_head), so the learning check starts from a head with the logit
@@ -73,7 +73,7 @@ def build_tiny(folder: Path, *, logit_scale: float = 1.0) -> Path:
     from assistant_core.policy.tiny import build_tiny_model
 
     out = build_tiny_model(folder, arch="qwen3_5", tokenizer="bpe", max_pixels=TINY_PIXELS,
-                           min_pixels=TINY_PIXELS // 4)
+                           min_pixels=TINY_PIXELS // 4, text_overrides=text_overrides)
     if logit_scale != 1.0:
         import torch
         from transformers import AutoModelForImageTextToText

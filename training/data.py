@@ -13,8 +13,12 @@ Sources:
 - `history_examples(path)`: a JSON-lines export from the history store
   (`HistoryStore.export_training`, which refuses without the user's consent). Only executed steps of
   runs that finished (and were not found unverified) are used; refused steps are never trained on.
-  The export carries no screenshots: a line's `screenshot` (base64 PNG/JPEG) is used when present,
-  else a black frame of `width` x `height` (default 1080 x 2400), as the runtime does when capture fails.
+  A line's `width` x `height` is the phone's screen the action's pixel coordinates are in, so the reply's
+  coordinates land on the model's grid of that screen (lines from before the store recorded it fall
+  back to 1080 x 2400, logged). A line's `screenshot` (base64 JPEG/PNG; the store exports the step's
+  small thumbnail) is scaled to `width` x `height` and then goes through the same `build_prompt` as a
+  live screenshot, so the example's image has the size and aspect the runtime would send; a step
+  without one gets a black frame of that size (logged), as the runtime does when capture fails.
 
 `dedupe` drops repeats (same prompt text, same image bytes, same reply). `split_by_task` holds whole
 tasks out for evaluation, so no evaluation task leaks into training. `write_dataset` saves a
@@ -175,8 +179,6 @@ def oracle_examples(tasks: Sequence[Any], seeds: Sequence[int], languages: Seque
 def history_examples(path: str | Path, *, profile: str = DEFAULT_PROFILE, max_pixels: int | None = None,
                      only_verified: bool = True) -> Iterator[SftExample]:
     """Examples from a consented history export (JSON lines, one step a line; see module docstring)."""
-    from PIL import Image
-
     runs: dict[int, list[dict[str, Any]]] = {}
     path = Path(path)
     try:
@@ -195,26 +197,72 @@ def history_examples(path: str | Path, *, profile: str = DEFAULT_PROFILE, max_pi
         first = rows[0]
         if first.get("outcome") != "finished" or (only_verified and first.get("verification") == "not_verified"):
             continue
-        steps = []
-        for row in sorted(rows, key=lambda r: r["step"]):
-            if not row.get("executed") or row.get("verdict") == "deny":
-                continue
-            width, height = int(row.get("width", 1080)), int(row.get("height", 2400))
-            image = _decode_image(row.get("screenshot")) or Image.new("RGB", (width, height))
-            obs = Observation(width=width, height=height, foreground=row.get("foreground", ""), screenshot=image)
-            steps.append((obs, Action.from_dict(row["action"]), row.get("thought", "")))
-        if steps:
-            yield from examples_from_steps(f"history-run-{run_id}", run_id, first.get("lang", "en"), "history",
-                                           first["goal"], steps, profile, max_pixels)
+        used = [row for row in sorted(rows, key=lambda r: r["step"])
+                if row.get("executed") and row.get("verdict") != "deny"]
+        if not used:
+            continue
+        sizes = [_screen_size(row, path, run_id) for row in used]
+        unsized = sum(size is None for size in sizes)
+        if unsized:
+            log.warning("history run %s: %d of %d steps have no recorded screen size; assuming %dx%d",
+                        run_id, unsized, len(used), *_DEFAULT_SIZE)
+        # Frames are made one step at a time (each example keeps only the prompt's size-capped image).
+        black: list[Any] = []
+        steps = (_history_step(row, size or _DEFAULT_SIZE, run_id, black)
+                 for row, size in zip(used, sizes, strict=True))
+        examples = examples_from_steps(f"history-run-{run_id}", run_id, first.get("lang", "en"), "history",
+                                       first["goal"], steps, profile, max_pixels)
+        if black:
+            log.warning("history run %s: steps %s have no usable thumbnail; a black frame of the screen's size "
+                        "stands in", run_id, black)
+        yield from examples
 
 
-def _decode_image(data: str | None) -> Any:
+# The screen assumed for export lines that predate the store recording it.
+_DEFAULT_SIZE = (1080, 2400)
+
+
+def _screen_size(row: dict[str, Any], path: Path, run_id: int) -> tuple[int, int] | None:
+    width, height = row.get("width"), row.get("height")
+    if width is None or height is None:
+        return None
+    try:
+        size = int(width), int(height)
+    except (TypeError, ValueError):
+        size = (0, 0)
+    if size[0] <= 0 or size[1] <= 0:
+        raise TrainingError(f"{path}: run {run_id} step {row.get('step')}: screen size {width!r} x {height!r} "
+                            "is not a positive size")
+    return size
+
+
+def _history_step(row: dict[str, Any], size: tuple[int, int], run_id: int,
+                  black: list[Any]) -> tuple[Observation, Action, str]:
+    """One export line as (observation, action, thought): the thumbnail scaled to the real screen size."""
+    from PIL import Image
+
+    width, height = size
+    image = _decode_image(row.get("screenshot"), run_id, row.get("step"))
+    if image is None:
+        black.append(row.get("step"))
+        image = Image.new("RGB", size)
+    elif image.size != size:
+        image = image.resize(size, Image.Resampling.BICUBIC)
+    obs = Observation(width=width, height=height, foreground=row.get("foreground", "") or "", screenshot=image)
+    return obs, Action.from_dict(row["action"]), row.get("thought", "") or ""
+
+
+def _decode_image(data: str | None, run_id: int, step: Any) -> Any:
     if not data:
         return None
     from PIL import Image
 
-    image = Image.open(io.BytesIO(base64.b64decode(data)))
-    image.load()
+    try:
+        image = Image.open(io.BytesIO(base64.b64decode(data, validate=True)))
+        image.load()
+    except (ValueError, OSError) as exc:  # bad base64 (binascii.Error), not an image (UnidentifiedImageError)
+        log.warning("history run %s step %s: the screenshot cannot be read (%s)", run_id, step, exc)
+        return None
     return image.convert("RGB")
 
 

@@ -120,7 +120,7 @@ def _ids(tok) -> dict[str, int]:
     return {t: tok.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS + TAG_TOKENS}
 
 
-def _config(arch: str, vocab_size: int, ids: dict[str, int], tie: bool):
+def _config(arch: str, vocab_size: int, ids: dict[str, int], tie: bool, text_overrides: dict | None = None):
     common_vision = dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, out_hidden_size=64,
                          patch_size=16, spatial_merge_size=2, temporal_patch_size=2, num_position_embeddings=256)
     token_ids = dict(image_token_id=ids["<|image_pad|>"], video_token_id=ids["<|video_pad|>"],
@@ -137,6 +137,7 @@ def _config(arch: str, vocab_size: int, ids: dict[str, int], tie: bool):
                     rope_parameters={"rope_type": "default", "rope_theta": 10_000_000.0,
                                      "partial_rotary_factor": 0.5, "mrope_section": [2, 1, 1],
                                      "mrope_interleaved": True})
+        text.update(text_overrides or {})
         return Qwen3_5Config(text_config=text, vision_config=common_vision, tie_word_embeddings=tie, **token_ids)
     from transformers import Qwen3VLConfig
 
@@ -145,12 +146,14 @@ def _config(arch: str, vocab_size: int, ids: dict[str, int], tie: bool):
                 tie_word_embeddings=tie, pad_token_id=ids["<|endoftext|>"], eos_token_id=ids["<|im_end|>"],
                 rope_parameters={"rope_type": "default", "rope_theta": 5_000_000.0, "mrope_section": [4, 2, 2],
                                  "mrope_interleaved": True})
+    text.update(text_overrides or {})
     vision = dict(common_vision, deepstack_visual_indexes=[0, 1])
     return Qwen3VLConfig(text_config=text, vision_config=vision, tie_word_embeddings=tie, **token_ids)
 
 
 def build_tiny_model(out_dir: str | Path, arch: str = "qwen3_5", tokenizer: str = "bpe", *, seed: int = 0,
-                     min_pixels: int = 65536, max_pixels: int = 1280 * 32 * 32) -> Path:
+                     min_pixels: int = 65536, max_pixels: int = 1280 * 32 * 32,
+                     text_overrides: dict | None = None) -> Path:
     """Write a tiny random-weight checkpoint folder of `arch` and return its path (see module docstring)."""
     if arch not in ARCHES:
         raise ValueError(f"arch must be one of {ARCHES}, got {arch!r}")
@@ -168,7 +171,7 @@ def build_tiny_model(out_dir: str | Path, arch: str = "qwen3_5", tokenizer: str 
     tok.chat_template = template
     ids = _ids(tok)
     vocab = len(tok) if tokenizer == "bpe" else 151936  # the real Qwen vocab rounds up to 151,936 rows
-    config = _config(arch, vocab, ids, tie=tokenizer == "qwen")
+    config = _config(arch, vocab, ids, tie=tokenizer == "qwen", text_overrides=text_overrides)
     torch.manual_seed(seed)
     model = AutoModelForImageTextToText.from_config(config, dtype=torch.float32)
     model.generation_config.eos_token_id = [ids["<|im_end|>"], ids["<|endoftext|>"]]
