@@ -101,6 +101,13 @@ def test_the_hybrid_architecture_is_really_there(tiny_qwen3_5):
     assert type(layers[1].self_attn).__name__ == "Qwen3_5Attention"
 
 
+def test_the_ci_models_stay_well_under_a_million_parameters(tiny_qwen3_5, tiny_qwen3_vl):
+    for folder, model_type in ((tiny_qwen3_5, "qwen3_5"), (tiny_qwen3_vl, "qwen3_vl")):
+        assert json.loads((folder / "config.json").read_text())["model_type"] == model_type
+        counted = sum(p.numel() for p in LocalPolicy(folder, max_pixels=TEST_MAX_PIXELS).model.parameters())
+        assert counted == json.loads((folder / "tiny_model.json").read_text())["parameters"] < 1_000_000
+
+
 def test_a_random_reply_is_a_policy_output_error_with_the_raw_text(tiny_qwen3_vl):
     policy = LocalPolicy(tiny_qwen3_vl, profile="qwen3-vl-4b", max_new_tokens=6, max_pixels=TEST_MAX_PIXELS)
     with pytest.raises(PolicyOutputError) as info:
