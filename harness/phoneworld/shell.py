@@ -645,7 +645,8 @@ class Shell:
         return 1
 
     def _settings(self, args: list[str], io: ShellIO) -> int:
-        args = [a for a in args if a not in ("--user", "current", "0")] if args[:1] != ["list"] else args
+        if args[:1] == ["--user"]:  # `settings --user <id>|current get ...`: one user here; a value of 0 is data
+            args = args[2:]
         sub, rest = (args[0], args[1:]) if args else ("", [])
         with self.phone.lock:
             if sub == "get" and len(rest) >= 2:

@@ -12,7 +12,8 @@ Checks (name → parameters they use, see `Params`):
   contact_removed (name) — content providers sms/sent, call_log/calls, com.android.contacts/data;
 - event_created (title, date, time), event_removed (title) — com.android.calendar/events;
 - alarm_set (time), alarm_off (time), timer_started (minutes) — `dumpsys alarm` (Clock packages);
-- setting (namespace, key, value, compare, percent) — `settings get`; wifi_network (value) — `dumpsys wifi`;
+- setting (namespace, key, value, compare, percent; `labels` name the values) — `settings get`;
+  wifi_network (value) — `dumpsys wifi`;
 - file_saved (folder, title → FOLDER/TITLE.txt, text) — `ls -l` + pull; file_removed (name, folders);
 - app_foreground (package) — `dumpsys window`; package_installed (package) — `pm list packages`;
 - notification_posted (text) — `dumpsys notification --noredact`.
@@ -144,6 +145,9 @@ class Params:
     value: str = ""
     compare: str = "equals"  # equals | float | prefix | percent255
     what: str = ""  # a setting's spoken name (en|zh, split at "|")
+    # what a setting's values are called, (value, en, zh): ("0", "silent", "静音"); in a kind file
+    # {"0": ["silent", "静音"], ...}. Values without a name are said as they are (0/1 as off/on).
+    labels: tuple[tuple[str, str, str], ...] = ()
     folder: str = ""
     folders: tuple[str, ...] = ()
     package: str = ""
@@ -164,6 +168,8 @@ class Params:
                 value = int(value)  # type: ignore[arg-type]
             elif key == "folders":
                 value = tuple(value) if isinstance(value, list | tuple) else tuple(str(value).split(","))
+            elif key == "labels":
+                value = _labels(value)
             else:
                 value = str(value)
             kwargs[key] = value
@@ -182,6 +188,26 @@ class Params:
     def spoken_what(self, lang: str) -> str:
         en, _, zh = self.what.partition("|")
         return (zh or en) if lang == "zh" else en
+
+    def label(self, value: str | None) -> Text | None:
+        """What `labels` call this setting value, in both languages; None when it has no name."""
+        return next((Text(en, zh) for v, en, zh in self.labels if v == value), None)
+
+
+def _labels(raw: object) -> tuple[tuple[str, str, str], ...]:
+    """`labels` from a kind file ({"0": ["silent", "静音"]}) or as Params holds them ((value, en, zh), ...)."""
+    if isinstance(raw, dict):
+        items = list(raw.items())
+    elif isinstance(raw, list | tuple) and all(isinstance(t, list | tuple) and len(t) == 3 for t in raw):
+        items = [(t[0], t[1:]) for t in raw]
+    else:
+        raise ValueError("labels must map setting values to [English, Chinese]")
+    out = []
+    for value, names in items:
+        if not (isinstance(names, list | tuple) and len(names) == 2 and all(isinstance(n, str) and n.strip() for n in names)):
+            raise ValueError(f"labels: {value!r} must be named [English, Chinese]")
+        out.append((str(value), names[0], names[1]))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -667,7 +693,10 @@ def _setting_matches(params: Params, value: str | None) -> bool:
     raise Unreadable(f"unknown comparison {params.compare!r}")
 
 
-def _setting_shown(params: Params, value: str | None) -> str:
+def _setting_shown(params: Params, value: str | None) -> str | Text:
+    label = params.label(value)
+    if label is not None:
+        return label
     if value is None:
         return "not set"
     if params.compare == "percent255":
@@ -697,14 +726,15 @@ class SettingIs(_Judged):
         return _setting_finding(was_ok, now_ok, what, _setting_shown(params, now), evidence)
 
 
-def _setting_finding(was_ok: bool, now_ok: bool, what: Text, shown: str, evidence: str) -> Finding:
+def _setting_finding(was_ok: bool, now_ok: bool, what: Text, shown: str | Text, evidence: str) -> Finding:
     if now_ok and not was_ok:
         status, key = VerificationStatus.VERIFIED, "setting_ok"
     else:
         status, key = VerificationStatus.NOT_VERIFIED, "setting_before" if was_ok else "setting_other"
-    zh_shown = {"on": "开启", "off": "关闭", "not set": "未设置", "none": "无"}.get(shown, shown)
-    return Finding(status, Text(FOUND[key].en.format(what=what.en, value=shown),
-                                FOUND[key].zh.format(what=what.zh, value=zh_shown)), evidence)
+    if not isinstance(shown, Text):
+        shown = Text(shown, {"on": "开启", "off": "关闭", "not set": "未设置", "none": "无"}.get(shown, shown))
+    return Finding(status, Text(FOUND[key].en.format(what=what.en, value=shown.en),
+                                FOUND[key].zh.format(what=what.zh, value=shown.zh)), evidence)
 
 
 class WifiNetwork(_Judged):

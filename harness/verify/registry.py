@@ -12,7 +12,10 @@ A kind file holds one kind (an object) or several (a list). Fields:
 - `patterns`: {"en": [regex...], "zh": [...]} — full matches; named groups fill parameters
   (recipient, text, time, date, title, name, number, minutes, percent, value);
 - `mentions`: {"en": [...], "zh": [...]} — the request is of this kind but its parameters are not in it;
-- `params`: fixed parameters (namespace, key, value, compare, what, folder, folders, package ...);
+- `unless`: {"en": [...], "zh": [...]} — a request (or the part after a leading "open the X app and")
+  that matches one of these is never this kind, whatever its patterns and mentions say ("turn off dark
+  mode" is never dark_theme_on: a request for the opposite must not be checked as this one);
+- `params`: fixed parameters (namespace, key, value, compare, what, labels, folder, folders, package ...);
 - `values`: {"value": {"english": "en", ...}} — maps a captured word to the value checked (case-insensitive);
 - `required`: the parameters without which the check can't say anything (default: the check's own);
   `one_of`: [[a, b], ...] — each group needs at least one (a time, or the sender whose text gives it);
@@ -61,6 +64,7 @@ class Kind:
     patterns: tuple[re.Pattern[str], ...]
     mentions: tuple[re.Pattern[str], ...]
     params: Params = Params()
+    unless: tuple[re.Pattern[str], ...] = ()
     values: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = ()
     required: tuple[str, ...] = ()
     reason: Text | None = None
@@ -124,11 +128,12 @@ def parse_kind(raw: object, where: str) -> Kind:
         raise KindFileError(f"{where}: required names unknown parameters {unknown}")
     patterns = _compile("patterns", where, raw.get("patterns"))
     mentions = _compile("mentions", where, raw.get("mentions"))
+    unless = _compile("unless", where, raw.get("unless"))
     if not patterns and not mentions:
         raise KindFileError(f"{where}: a kind needs `patterns` or `mentions`")
     return Kind(
         name=name, check=str(check), describe=_text(where, raw.get("describe"), "describe"), patterns=patterns,
-        mentions=mentions, params=params, values=tuple(values), required=required,
+        mentions=mentions, unless=unless, params=params, values=tuple(values), required=required,
         reason=_text(where, raw["reason"], "reason") if "reason" in raw else None, one_of=one_of,
         priority=int(raw.get("priority", 0)), source=where,
     )
@@ -140,6 +145,10 @@ _LEADING_NAVIGATION = re.compile(
     r"|(?:请)?(?:打开|进入)[^，。,.\s并然]+?(?:应用|app)?(?:并且|并|然后|再|，|,)\s*)",
     re.IGNORECASE,
 )
+
+
+def _vetoed(kind: Kind, text: str) -> bool:
+    return any(p.search(text) for p in kind.unless)
 
 
 @dataclass
@@ -175,7 +184,8 @@ class KindRegistry:
 
     def match(self, goal: str) -> KindMatch | None:
         """The kind of this request and its parameters; None when no kind recognises it.
-        A full pattern match beats a mention; `missing` lists required parameters not found."""
+        A full pattern match beats a mention; a kind whose `unless` matches the text is passed over;
+        `missing` lists required parameters not found."""
         text = " ".join(goal.split())
         # "Open Settings and turn on Wi-Fi": the app named first is only the way there; the request is
         # what follows, so that is matched first, then the whole sentence.
@@ -185,12 +195,14 @@ class KindRegistry:
             candidates.insert(0, text[lead.end():])
         for candidate in candidates:
             for kind in self.kinds:
+                if _vetoed(kind, candidate):
+                    continue
                 for pattern in kind.patterns:
                     m = pattern.search(candidate)
                     if m:
                         return self._finish(kind, {k: v for k, v in m.groupdict().items() if v}, candidate)
         for kind in self.kinds:
-            if any(p.search(text) for p in kind.mentions):
+            if not _vetoed(kind, text) and any(p.search(text) for p in kind.mentions):
                 return self._finish(kind, {}, text)
         return None
 
