@@ -72,6 +72,27 @@ NO_LOCAL_RUNTIME = Text(
 )
 
 
+def check_server_address(text: str) -> str:
+    """The server address `text` (an OpenAI-compatible base URL such as http://192.168.1.20:8000/v1),
+    stripped; raises ValueError when it is not one: no http:// or https://, no host, a bad port, or
+    spaces inside."""
+    from urllib.parse import urlsplit
+
+    address = text.strip()
+    if not address or any(ch.isspace() for ch in address):
+        raise ValueError(f"not a server address: {text!r}")
+    parts = urlsplit(address)
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"not a server address: {text!r}")
+    host = parts.hostname
+    if not re.fullmatch(r"[A-Za-z0-9.\-]+|[0-9A-Fa-f:.]+", host) or host.startswith(("-", ".")) or ".." in host:
+        raise ValueError(f"not a server address: {text!r}")
+    port = parts.port  # raises ValueError for a port that is not a number from 0 to 65535
+    if port == 0:
+        raise ValueError(f"not a server address: {text!r}")
+    return address
+
+
 def local_runtime_present() -> bool:
     """Whether torch and transformers can be imported here (the default installer bundle lacks them)."""
     import importlib.util

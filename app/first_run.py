@@ -110,12 +110,12 @@ def _quit_all() -> None:
 
 def open_wizard(window, first_run: FirstRun, probe: StartupProbe | None = None):
     """Open the setup wizard (non-modal, so the window and the screen reader stay usable), in the
-    window's language and with its announcer; record the first run when it closes."""
-    from app.setup_wizard import SetupWizard
+    window's language, with its announcer and push-to-talk (app.settings_flow.make_setup_wizard);
+    record the first run when it closes."""
+    from app.settings_flow import make_setup_wizard
 
-    wizard = SetupWizard(lang=window.lang, announce=window.announcer.announce, parent=window)
+    wizard = make_setup_wizard(window)
     wizard.finished.connect(lambda _code: first_run.mark_done())
-    window.setup_wizard = wizard
     wizard.show()
     wizard.raise_()
     wizard.activateWindow()

@@ -167,6 +167,9 @@ class MainWindow(QMainWindow):
         self.last_result: object = None
         self.pin_dialog: QWidget | None = None
         self.settings_dialog: QWidget | None = None
+        self.setup_wizard: Any = None  # app.setup_wizard.SetupWizard once opened (it follows F8)
+        self._voice_handler: Callable[[str], object] | None = None  # who gets the next transcript
+        self._voice_lang: str | None = None  # the transcription language for it (None: the window's)
         self.bridge = ConfirmBridge(parent=self)
         self.bridge.requested.connect(self._on_confirm_requested)
         self.user_bridge = UserBridge(parent=self)
@@ -359,13 +362,19 @@ class MainWindow(QMainWindow):
         self._update_status()
         if self._dialog is not None:
             self._dialog.retranslate(L)
+        wizard = self.setup_wizard
+        if wizard is not None and wizard.isVisible() and wizard.lang != L:
+            wizard.retranslate(L)
 
     def toggle_language(self) -> None:
         self.set_language("zh" if self.lang == "en" else "en")
 
-    def set_language(self, lang: str) -> None:
+    def set_language(self, lang: str, *, announce: bool = True) -> None:
+        """F8's switch: every control re-labelled in `lang`; said unless the caller says it itself (the
+        setup wizard says the language together with its page)."""
         self.retranslate(lang)
-        self.announcer.announce(tr("language_now", lang))
+        if announce:
+            self.announcer.announce(tr("language_now", lang))
 
     def set_theme(self, theme: Theme) -> None:
         self.theme = theme
@@ -514,6 +523,22 @@ class MainWindow(QMainWindow):
         else:
             self.start_listening()
 
+    def listen_for(self, handler: Callable[[str], object], *, lang: str | None = None) -> bool:
+        """Push-to-talk on behalf of another window (the setup wizard): starts listening, or stops and
+        hands the transcript to `handler` instead of treating it as a request. `lang` is the
+        transcription language ("auto": detect it; None: the window's). False when this window has no
+        voice input at all (the caller says so its own way)."""
+        if self.services.voice_input is None or self.services.transcriber is None:
+            return False
+        if self.state == State.LISTENING:
+            self.stop_listening()
+            return True
+        self._voice_handler, self._voice_lang = handler, lang
+        self.start_listening()
+        if self.state != State.LISTENING:  # refused (busy, no microphone): already said why
+            self._voice_handler = self._voice_lang = None
+        return True
+
     def start_listening(self) -> None:
         if self.state == State.LISTENING:
             return
@@ -537,9 +562,9 @@ class MainWindow(QMainWindow):
     def stop_listening(self) -> None:
         if self.state != State.LISTENING:
             return
-        voice, transcriber, lang = self.services.voice_input, self.services.transcriber, self.lang
+        voice, transcriber, lang = self.services.voice_input, self.services.transcriber, self._voice_lang or self.lang
         self._set_state(State.TRANSCRIBING)
-        self.announcer.announce(tr("state_transcribing", lang), Cue.WORKING)
+        self.announcer.announce(tr("state_transcribing", self.lang), Cue.WORKING)
 
         def work() -> str:
             audio = voice.stop()
@@ -549,8 +574,12 @@ class MainWindow(QMainWindow):
 
     def _on_transcribed(self, text: str) -> None:
         self._set_state(State.WAITING if self._dialog is not None else (State.WORKING if self.is_running() else State.IDLE))
+        handler, self._voice_handler, self._voice_lang = self._voice_handler, None, None
         if not text:
             self.announcer.announce(tr("heard_nothing", self.lang), Cue.ERROR)
+            return
+        if handler is not None:
+            handler(text)
             return
         if self._dialog is not None:
             self.answer_dialog_by_voice(text)
@@ -579,6 +608,7 @@ class MainWindow(QMainWindow):
         return True
 
     def _on_transcribe_failed(self, exc: BaseException) -> None:
+        self._voice_handler = self._voice_lang = None
         self._set_state(State.IDLE if not self.is_running() else State.WORKING)
         self.announcer.announce(tr("error", self.lang, text=exc), Cue.ERROR)
 

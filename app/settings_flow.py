@@ -3,12 +3,18 @@
 The PIN check and back-off are assistant_core.settings.PinGuard's; the settings record is
 assistant_core.settings.SettingsStore's. The app's own choice of agent (local 4-bit / CPU / server
 address / demo) is kept beside them in the history store's settings under `AGENT_KEY`, as JSON.
+
+`make_setup_wizard(window)` builds the first-run wizard wired to the window: its announcer, its
+push-to-talk (`listen_for`), the language switch (`apply_language`: F8's switch, saved in the
+settings record) and the server address (`use_server`: saved under `AGENT_KEY` like the settings
+dialog does, and the window's agent becomes the remote policy).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QDialog
@@ -17,10 +23,11 @@ from app.agent import AgentChoice, AgentKind
 from app.settings_dialog import CaregiverSettingsDialog, PinDialog
 from app.strings import tr
 from assistant_core.errors import SettingsError
-from assistant_core.settings import PinGuard, SettingsStore
+from assistant_core.settings import SETTINGS_KEY, PinGuard, SettingsStore
 
 if TYPE_CHECKING:  # pragma: no cover
     from app.main_window import MainWindow
+    from app.setup_wizard import SetupActions, SetupWizard
 
 log = logging.getLogger(__name__)
 
@@ -102,10 +109,56 @@ def open_caregiver_settings(window: MainWindow) -> bool:
         new.check = lambda pin: _set(guard, pin)
         new.exec()
     if dialog.setup_requested:
-        from app.setup_wizard import SetupWizard
-
-        SetupWizard(lang=window.lang, announce=window.announcer.announce, parent=window).exec()
+        make_setup_wizard(window).exec()
     return True
+
+
+def save_language(history, lang: str) -> bool:
+    """Store `lang` in the caregiver settings record (creating it with the safe defaults when there is
+    none yet). A damaged record is left alone for the caregiver to see: False then."""
+    store = SettingsStore(history)
+    loaded = store.load()
+    if loaded.needs_setup and history.get_setting(SETTINGS_KEY) is not None:
+        log.warning("stored settings are damaged; the language choice is not saved over them")
+        return False
+    store.save(replace(loaded.settings, language=lang), app_labels=history.allowed_apps())
+    return True
+
+
+def apply_language(window: MainWindow, lang: str) -> None:
+    """The setup wizard's language choice: F8's switch on the window (the wizard says it), then saved."""
+    window.set_language(lang, announce=False)
+    if window.caregiver_settings is not None:
+        window.caregiver_settings = replace(window.caregiver_settings, language=lang)
+    history = window.services.history
+    if history is not None:
+        save_language(history, lang)
+
+
+def use_server(window: MainWindow, address: str) -> AgentChoice:
+    """The setup wizard's server address: saved where the settings dialog keeps it, and the window's
+    agent becomes the remote policy on that server."""
+    settings = window.caregiver_settings
+    if settings is None and window.services.history is not None:
+        settings = SettingsStore(window.services.history).load().settings
+    choice = AgentChoice(AgentKind.SERVER, server_address=address, profile=settings.model if settings is not None else "")
+    if window.services.history is not None:
+        save_agent(window.services.history, choice)
+    window.set_agent(choice)
+    return choice
+
+
+def make_setup_wizard(window: MainWindow, *, actions: SetupActions | None = None) -> SetupWizard:
+    """The setup wizard in the window's language, speaking through its announcer, listening through its
+    push-to-talk, and applying the language and server choices to the window and the settings."""
+    from app.setup_wizard import SetupWizard
+
+    wizard = SetupWizard(lang=window.lang, announce=window.announcer.announce, actions=actions, parent=window,
+                         on_language=lambda lang: apply_language(window, lang),
+                         on_server=lambda address: use_server(window, address),
+                         listen=window.listen_for)
+    window.setup_wizard = wizard
+    return wizard
 
 
 def _set(guard: PinGuard, pin: str) -> str | None:

@@ -1,5 +1,18 @@
-"""First-run setup: enabling USB debugging (read aloud step by step), connecting the phone, installing
-the text-entry helper, and downloading the models with progress.
+"""First-run setup: a spoken welcome with the language choice, enabling USB debugging (read aloud step
+by step), connecting the phone, installing the text-entry helper, and downloading the models with
+progress or choosing a model server instead.
+
+Every page is read aloud through the injected `announce(text)` (the window's `Announcer.announce`, the
+app's one announce() seam) when it appears, forward or back; the first page's text is the welcome.
+Everything works by keyboard (Tab, arrows, Enter; on the welcome page E = English, C or Z = Chinese;
+F8 switches the language as in the window) and by voice: F2 (or "Speak a command") hands push-to-talk
+to the injected `listen(handler, lang=...)` (the window's `MainWindow.listen_for`, its own
+push-to-talk and transcription), and the words heard are read by `parse_wizard_command`: a language,
+next, back, repeat, finish, or the name of the page's button.
+
+The wizard changes nothing by itself: `on_language(lang)` (switch the app's language and save it) and
+`on_server(address)` (save the server address and run the policy there) are injected;
+app.settings_flow.make_setup_wizard wires them to the window and the settings store.
 
 Each page's work runs off the GUI thread (BackgroundOp) through an injected `SetupActions`:
 - `check_phone() -> str` names the phone found (raises with the reason when none is);
@@ -13,19 +26,36 @@ Each page's work runs off the GUI thread (BackgroundOp) through an injected `Set
 from __future__ import annotations
 
 import logging
+import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget, QWizard, QWizardPage
+from PySide6.QtCore import QObject, QSignalBlocker, Qt, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QRadioButton,
+    QVBoxLayout,
+    QWidget,
+    QWizard,
+    QWizardPage,
+)
 
+from app.agent import check_server_address
 from app.strings import tr
 from app.workers import BackgroundOp
-from assistant_core.i18n import Text
+from assistant_core.i18n import Text, normalize_lang
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[float], None]
+Render = Callable[[str], str]  # a message in the language asked for (so a language switch re-renders it)
 
 
 class NotAvailableError(RuntimeError):
@@ -111,63 +141,162 @@ def default_actions() -> SetupActions:
     return SetupActions(check_phone=_check_phone, install_ime=_install_ime, download=_download)
 
 
+class WizardCommand(StrEnum):
+    ENGLISH = "english"
+    CHINESE = "chinese"
+    NEXT = "next"
+    BACK = "back"
+    REPEAT = "repeat"
+    FINISH = "finish"
+    CHECK = "wiz_check"
+    INSTALL = "wiz_install"
+    DOWNLOAD = "wiz_download"
+
+
+# Checked in this order: a language first (the welcome page's question), then moving, then a page's button.
+_COMMAND_WORDS: tuple[tuple[WizardCommand, tuple[str, ...]], ...] = (
+    (WizardCommand.ENGLISH, ("english", "英文", "英语", "英語")),
+    (WizardCommand.CHINESE, ("chinese", "mandarin", "zhongwen", "中文", "汉语", "漢語", "普通话", "国语", "華語", "华语")),
+    (WizardCommand.BACK, ("back", "previous", "上一步", "上一页", "返回", "后退")),
+    (WizardCommand.NEXT, ("next", "continue", "go on", "forward", "下一步", "下一页", "继续", "繼續")),
+    (WizardCommand.REPEAT, ("repeat", "read", "again", "重复", "再说一遍", "朗读", "再读")),
+    (WizardCommand.FINISH, ("finish", "完成", "结束")),
+    (WizardCommand.CHECK, ("check", "检查", "查找")),
+    (WizardCommand.INSTALL, ("install", "安装")),
+    (WizardCommand.DOWNLOAD, ("download", "下载")),
+)
+
+
+def parse_wizard_command(utterance: str) -> WizardCommand | None:
+    """The setup wizard's command in a transcript ("Chinese.", "下一步", "go back"), or None."""
+    text = unicodedata.normalize("NFKC", utterance or "").casefold()
+    text = re.sub(r"[\s\.,!?;:，。！？；：、…“”\"'~～]+", " ", text).strip()
+    if not text:
+        return None
+    for command, words in _COMMAND_WORDS:
+        for word in words:
+            if word.isascii():
+                if re.search(rf"\b{re.escape(word)}\b", text):
+                    return command
+            elif word in text:
+                return command
+    from assistant_core.session import MetaCommand, parse_meta
+
+    return WizardCommand.REPEAT if parse_meta(utterance) is MetaCommand.REPEAT else None
+
+
 class _ProgressRelay(QObject):
     """Carries progress from a worker thread to the GUI thread (queued signal)."""
 
     fraction = Signal(float)
 
 
+def _stop(lang: str) -> str:
+    """Between two spoken sentences."""
+    return "。" if lang == "zh" else ". "
+
+
+def _name(widget: QWidget, lang: str, key: str, desc: str | None = None) -> None:
+    widget.setAccessibleName(tr(key, lang))
+    widget.setAccessibleDescription(tr(desc or f"{key}_desc", lang))
+
+
 class StepPage(QWizardPage):
+    """One page: its instructions, "read this page aloud", and optionally an action run off the GUI
+    thread (with a progress bar) and, on the models page, the server address."""
+
     def __init__(self, title_key: str, steps_key: str, *, lang: str, announce, action_key: str = "",
-                 work: Callable[[Progress], str] | None = None, with_progress: bool = False):
+                 work: Callable[[Progress], str] | None = None, with_progress: bool = False,
+                 with_server: bool = False):
         super().__init__()
         self.lang = lang
         self._announce = announce
         self._work = work
         self.title_key, self.steps_key, self.action_key = title_key, steps_key, action_key
-        self.setTitle(tr(title_key, lang))
-        self.steps = QLabel(tr(steps_key, lang))
+        self.steps = QLabel()
         self.steps.setWordWrap(True)
-        self.speak = QPushButton(tr("wiz_speak", lang))
-        self.speak.setAccessibleName(tr("wiz_speak", lang))
-        self.speak.setAccessibleDescription(tr("wiz_speak_desc", lang))
+        self.speak = QPushButton()
+        self.speak.setObjectName("wizardSpeak")
         self.speak.clicked.connect(self.read_aloud)
         layout = QVBoxLayout(self)
+        self.layout_ = layout
         layout.addWidget(self.steps)
         layout.addWidget(self.speak)
         self.action: QPushButton | None = None
         self.result = QLabel()
         self.result.setWordWrap(True)
         self.result.setObjectName("wizardResult")
+        self._render: Render | None = None
         self.bar: QProgressBar | None = None
+        self.server: QLineEdit | None = None
+        self.server_label: QLabel | None = None
+        self.use_server: QPushButton | None = None
+        self.applied_server = ""
         self._relay = _ProgressRelay(self)
+        order: list[QWidget] = [self.speak]
         if action_key:
-            self.action = QPushButton(tr(action_key, lang))
-            self.action.setAccessibleName(tr(action_key, lang))
-            self.action.setAccessibleDescription(tr(f"{action_key}_desc", lang))
+            self.action = QPushButton()
+            self.action.setObjectName("wizardAction")
             self.action.clicked.connect(self.run_action)
             layout.addWidget(self.action)
+            order.append(self.action)
         if with_progress:
             self.bar = QProgressBar()
+            self.bar.setObjectName("wizardProgress")
             self.bar.setRange(0, 100)
-            self.bar.setAccessibleName(tr("wiz_progress", lang))
-            self.bar.setAccessibleDescription(tr("wiz_progress_desc", lang))
             self._relay.fraction.connect(self._on_progress)
             layout.addWidget(self.bar)
+        if with_server:
+            self.server_label = QLabel()
+            self.server = QLineEdit()
+            self.server.setObjectName("wizardServer")
+            self.server.setPlaceholderText("http://192.168.1.20:8000/v1")
+            self.server_label.setBuddy(self.server)
+            self.use_server = QPushButton()
+            self.use_server.setObjectName("wizardUseServer")
+            self.use_server.setAutoDefault(False)
+            self.use_server.clicked.connect(self.apply_server)
+            for w in (self.server_label, self.server, self.use_server):
+                layout.addWidget(w)
+            order += [self.server, self.use_server]
         layout.addWidget(self.result)
         layout.addStretch(1)
+        for a, b in zip(order, order[1:], strict=False):
+            QWidget.setTabOrder(a, b)
         self.op: BackgroundOp | None = None
         self._last_spoken_pct = -1
+        self.retranslate(lang)
+
+    def retranslate(self, lang: str) -> None:
+        self.lang = lang
+        self.setTitle(tr(self.title_key, lang))
+        self.steps.setText(tr(self.steps_key, lang))
+        self.speak.setText(tr("wiz_speak", lang))
+        _name(self.speak, lang, "wiz_speak")
+        if self.action is not None:
+            self.action.setText(tr(self.action_key, lang))
+            _name(self.action, lang, self.action_key)
+        if self.bar is not None:
+            _name(self.bar, lang, "wiz_progress")
+        if self.server is not None and self.server_label is not None and self.use_server is not None:
+            self.server_label.setText(tr("wiz_server", lang))
+            _name(self.server, lang, "wiz_server")
+            self.use_server.setText(tr("wiz_use_server", lang))
+            _name(self.use_server, lang, "wiz_use_server")
+        if self._render is not None:
+            text = self._render(lang)
+            self.result.setText(text)
+            self.result.setAccessibleName(text)
 
     def spoken(self) -> str:
-        return f"{tr(self.title_key, self.lang)}. {tr(self.steps_key, self.lang)}"
+        return f"{tr(self.title_key, self.lang)}{_stop(self.lang)}{tr(self.steps_key, self.lang)}"
 
     def read_aloud(self) -> None:
-        if self._announce is not None:
-            self._announce(self.spoken())
+        self._say(self.spoken())
 
-    def initializePage(self) -> None:
-        self.read_aloud()
+    def _say(self, text: str) -> None:
+        if self._announce is not None:
+            self._announce(text)
 
     def run_action(self) -> None:
         if self._work is None or (self.op is not None and self.op.is_running()):
@@ -182,18 +311,66 @@ class StepPage(QWizardPage):
         pct = max(0, min(100, round(fraction * 100)))
         if self.bar is not None:
             self.bar.setValue(pct)
-        if self._announce is not None and pct // 25 != self._last_spoken_pct // 25:
+        if pct // 25 != self._last_spoken_pct // 25:
             self._last_spoken_pct = pct
-            self._announce(f"{pct}%")
+            self._say(f"{pct}%")
 
-    def _show(self, text: str) -> None:
+    def tell(self, render: Render) -> str:
+        """Show a message under the page (kept in both languages) and announce it."""
+        self._render = render
+        text = render(self.lang)
         self.result.setText(text)
         self.result.setAccessibleName(text)
-        if self._announce is not None:
-            self._announce(text)
+        self._say(text)
+        return text
+
+    def _show(self, render: Render) -> None:
+        self.tell(render)
         if self.action is not None:
             self.action.setEnabled(True)
         self.op = None
+
+    # -- the server address (models page) ---------------------------------------------------------
+
+    def apply_server(self) -> bool:
+        """Check the typed address; a good one is handed to the wizard's `on_server` and confirmed, a bad
+        one is refused with the reason (shown and spoken) and the field keeps the focus."""
+        if self.server is None:
+            return True
+        typed = self.server.text().strip()
+        if not typed:
+            self.tell(lambda L: tr("wiz_server_empty", L))
+            self.server.setFocus()
+            return False
+        try:
+            address = check_server_address(typed)
+        except ValueError:
+            self.tell(lambda L: tr("wiz_server_bad", L, address=typed))
+            self.server.setFocus()
+            self.server.selectAll()
+            return False
+        wizard = self.wizard()
+        try:
+            if isinstance(wizard, SetupWizard):
+                wizard.use_server(address)
+        except Exception as exc:  # the store refusing must be said, not crash the wizard
+            log.exception("could not save the server address")
+            detail = str(exc)
+            self.tell(lambda L: tr("wiz_failed", L, detail=detail))
+            return False
+        self.applied_server = address
+        self.tell(lambda L: tr("wiz_server_saved", L, address=address))
+        return True
+
+    def validatePage(self) -> bool:
+        """Next/Finish with an address typed but not yet used: use it now (or refuse a malformed one)."""
+        if self.server is None or not self.server.text().strip():
+            return True
+        if self.server.text().strip() == self.applied_server:
+            return True
+        return self.apply_server()
+
+    # -- the action's outcome ---------------------------------------------------------------------
 
     def _choose_apk(self) -> None:
         from PySide6.QtWidgets import QFileDialog
@@ -205,50 +382,237 @@ class StepPage(QWizardPage):
 
     def _on_done(self, result: str) -> None:
         if self.title_key == "wiz_connect_title":
-            self._show(tr("wiz_found", self.lang, phone=result))
+            self._show(lambda L: tr("wiz_found", L, phone=result))
         else:
-            self._show(tr("wiz_done", self.lang))
+            self._show(lambda L: tr("wiz_done", L))
 
     def _on_failed(self, exc: BaseException) -> None:
+        connect = self.title_key == "wiz_connect_title"
         if isinstance(exc, SetupStepError) and exc.text is IME_NEEDS_APK:
-            self._show(exc.text.get(self.lang))
+            self._show(exc.text.get)
             self._choose_apk()
         elif isinstance(exc, SetupStepError):
-            key = "wiz_not_found" if self.title_key == "wiz_connect_title" else "wiz_failed"
-            self._show(tr(key, self.lang, detail=exc.text.get(self.lang)))
+            key = "wiz_not_found" if connect else "wiz_failed"
+            self._show(lambda L: tr(key, L, detail=exc.text.get(L)))
         elif isinstance(exc, NotAvailableError):
-            self._show(tr("wiz_not_available", self.lang, what=str(exc)))
-        elif self.title_key == "wiz_connect_title":
-            self._show(tr("wiz_not_found", self.lang, detail=str(exc)))
+            self._show(lambda L: tr("wiz_not_available", L, what=str(exc)))
         else:
-            self._show(tr("wiz_failed", self.lang, detail=str(exc)))
+            self._show(lambda L: tr("wiz_not_found" if connect else "wiz_failed", L, detail=str(exc)))
+
+
+class LanguagePage(StepPage):
+    """The welcome, read aloud when the wizard opens, and the language choice: English or 中文, by the
+    arrow keys, E / C (or Z), F8, or by voice. Choosing switches the wizard and the app at once."""
+
+    def __init__(self, *, lang: str, announce):
+        self.english = QRadioButton()
+        self.english.setObjectName("wizardEnglish")
+        self.chinese = QRadioButton()
+        self.chinese.setObjectName("wizardChinese")
+        super().__init__("wiz_welcome_title", "wiz_welcome_steps", lang=lang, announce=announce)
+        self.group = QButtonGroup(self)
+        self.group.setExclusive(True)
+        self.group.addButton(self.english)
+        self.group.addButton(self.chinese)
+        self.layout_.insertWidget(1, self.english)
+        self.layout_.insertWidget(2, self.chinese)
+        QWidget.setTabOrder(self.english, self.chinese)
+        QWidget.setTabOrder(self.chinese, self.speak)
+        self.english.toggled.connect(lambda on: on and self._chosen("en"))
+        self.chinese.toggled.connect(lambda on: on and self._chosen("zh"))
+        self.show_choice(lang)
+
+    def retranslate(self, lang: str) -> None:
+        super().retranslate(lang)
+        self.english.setText(tr("wiz_lang_en", lang))
+        _name(self.english, lang, "wiz_lang_en")
+        self.chinese.setText(tr("wiz_lang_zh", lang))
+        _name(self.chinese, lang, "wiz_lang_zh")
+        self.show_choice(lang)
+
+    def radio(self, lang: str) -> QRadioButton:
+        return self.chinese if lang == "zh" else self.english
+
+    def show_choice(self, lang: str) -> None:
+        """Check the button for `lang` without treating it as a new choice."""
+        button = self.radio(lang)
+        if not button.isChecked():
+            blocker = QSignalBlocker(button)
+            button.setChecked(True)
+            blocker.unblock()
+        self._fix_tab_stop()
+
+    def _fix_tab_stop(self) -> None:
+        """Tab lands on the chosen language (the arrows reach the other), also when it was chosen by a
+        letter, F8 or voice: Qt only moves the tab stop of a radio group when the focus moves."""
+        for button in (self.english, self.chinese):
+            policy = button.focusPolicy()
+            button.setFocusPolicy(policy | Qt.FocusPolicy.TabFocus if button.isChecked()
+                                  else Qt.FocusPolicy(policy.value & ~Qt.FocusPolicy.TabFocus.value))
+
+    def _chosen(self, lang: str) -> None:
+        self._fix_tab_stop()
+        wizard = self.wizard()
+        if isinstance(wizard, SetupWizard) and lang != wizard.lang:
+            wizard.set_language(lang)
+
+
+_LANGUAGE_KEYS = {Qt.Key.Key_E: "en", Qt.Key.Key_C: "zh", Qt.Key.Key_Z: "zh"}
 
 
 class SetupWizard(QWizard):
-    def __init__(self, *, lang: str, announce=None, actions: SetupActions | None = None, parent: QWidget | None = None):
+    """The first-run setup. `on_language(lang)`, `on_server(address)` and `listen(handler, lang=...)` come
+    from the window (app.settings_flow.make_setup_wizard); without them the wizard still works and the
+    choices stay inside it."""
+
+    def __init__(self, *, lang: str, announce=None, actions: SetupActions | None = None, parent: QWidget | None = None,
+                 on_language: Callable[[str], object] | None = None,
+                 on_server: Callable[[str], object] | None = None,
+                 listen: Callable[..., bool] | None = None):
         super().__init__(parent)
         self.setObjectName("setupWizard")
-        self.lang = lang
+        self.lang = normalize_lang(lang)
         self.apk_path = ""
+        self.server_address = ""
+        self.heard: list[str] = []
+        self._announce = announce
+        self._on_language = on_language
+        self._on_server = on_server
+        self._listen = listen
         acts = actions or default_actions()
-        self.setWindowTitle(tr("wiz_title", lang))
-        self.setAccessibleName(tr("wiz_title", lang))
-        self.setAccessibleDescription(tr("cs_setup_desc", lang))
+        lang = self.lang
+        self.language_page = LanguagePage(lang=lang, announce=announce)
+        self.models_page = StepPage("wiz_models_title", "wiz_models_steps", lang=lang, announce=announce,
+                                    action_key="wiz_download", work=acts.download, with_progress=True,
+                                    with_server=True)
         self.pages = [
+            self.language_page,
             StepPage("wiz_usb_title", "wiz_usb_steps", lang=lang, announce=announce),
             StepPage("wiz_connect_title", "wiz_connect_steps", lang=lang, announce=announce, action_key="wiz_check",
                      work=lambda _p: acts.check_phone()),
             StepPage("wiz_ime_title", "wiz_ime_steps", lang=lang, announce=announce, action_key="wiz_install",
                      work=lambda _p: acts.install_ime(self.apk_path)),
-            StepPage("wiz_models_title", "wiz_models_steps", lang=lang, announce=announce, action_key="wiz_download",
-                     work=acts.download, with_progress=True),
+            self.models_page,
         ]
         for page in self.pages:
             self.addPage(page)
+        self.setOption(QWizard.WizardOption.HaveCustomButton1, True)
+        self.voice_button = self.button(QWizard.WizardButton.CustomButton1)
+        self.voice_button.setObjectName("wizardVoice")
+        self.customButtonClicked.connect(lambda which: which == QWizard.WizardButton.CustomButton1 and self.toggle_voice())
+        self.currentIdChanged.connect(self._on_page_changed)
+        self.retranslate(lang)
+        self.resize(760, 600)
+
+    def retranslate(self, lang: str) -> None:
+        """Re-label the wizard in `lang` (the window calls this too when F8 is pressed there)."""
+        self.lang = lang
+        self.setWindowTitle(tr("wiz_title", lang))
+        self.setAccessibleName(tr("wiz_title", lang))
+        self.setAccessibleDescription(tr("cs_setup_desc", lang))
+        for page in self.pages:
+            page.retranslate(lang)
         for which, key in ((QWizard.WizardButton.NextButton, "wiz_next"), (QWizard.WizardButton.BackButton, "wiz_back"),
-                           (QWizard.WizardButton.FinishButton, "wiz_finish"), (QWizard.WizardButton.CancelButton, "cancel")):
+                           (QWizard.WizardButton.FinishButton, "wiz_finish"), (QWizard.WizardButton.CancelButton, "cancel"),
+                           (QWizard.WizardButton.CustomButton1, "wiz_voice")):
             self.setButtonText(which, tr(key, lang))
             button = self.button(which)
             button.setAccessibleName(tr(key, lang))
-            button.setAccessibleDescription(tr(key, lang))
-        self.resize(760, 560)
+            button.setAccessibleDescription(tr(f"{key}_desc" if key in ("wiz_voice", "cancel") else key, lang))
+
+    # -- pages -------------------------------------------------------------------------------------
+
+    def _on_page_changed(self, _page_id: int) -> None:
+        page = self.currentPage()
+        if not isinstance(page, StepPage):
+            return
+        if page is self.language_page:
+            self.language_page.radio(self.lang).setFocus(Qt.FocusReason.OtherFocusReason)
+        page.read_aloud()
+
+    def _say(self, text: str) -> None:
+        if self._announce is not None:
+            self._announce(text)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """F2 = voice, F8 = the other language (as in the window); on the welcome page E = English and C
+        or Z = 中文. Keys the focused control does not use (a text field keeps its letters) arrive here."""
+        key, plain = event.key(), not (event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier)
+        welcome = self.currentPage() is self.language_page
+        if plain and key == Qt.Key.Key_F2:
+            self.toggle_voice()
+        elif plain and key == Qt.Key.Key_F8:
+            self.toggle_language()
+        elif plain and welcome and key in _LANGUAGE_KEYS:
+            self.choose_language(_LANGUAGE_KEYS[key])
+        else:
+            super().keyPressEvent(event)
+            return
+        event.accept()
+
+    # -- language ----------------------------------------------------------------------------------
+
+    def choose_language(self, lang: str) -> None:
+        """E / C / Z on the welcome page, or a spoken language: select it (and switch to it)."""
+        button = self.language_page.radio(lang)
+        if button.isChecked():
+            self.set_language(lang)
+        else:
+            button.setChecked(True)  # toggled -> LanguagePage._chosen -> set_language
+        button.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    def toggle_language(self) -> None:
+        self.set_language("zh" if self.lang == "en" else "en")
+
+    def set_language(self, lang: str) -> None:
+        """Switch the wizard to `lang`, tell the app (`on_language`: the window's language and the saved
+        settings), and say so together with the current page, in the new language."""
+        lang = normalize_lang(lang)
+        changed = lang != self.lang
+        self.retranslate(lang)
+        if changed and self._on_language is not None:
+            self._on_language(lang)
+        page = self.currentPage()
+        spoken = page.spoken() if isinstance(page, StepPage) else ""
+        self._say(f"{tr('language_now', lang)}{_stop(lang)}{spoken}".strip())
+
+    # -- server ------------------------------------------------------------------------------------
+
+    def use_server(self, address: str) -> None:
+        self.server_address = address
+        if self._on_server is not None:
+            self._on_server(address)
+
+    # -- voice -------------------------------------------------------------------------------------
+
+    def toggle_voice(self) -> None:
+        """F2 / "Speak a command": start the window's push-to-talk, or stop it and act on the words. On
+        the welcome page the language is not known yet, so the transcriber detects it ("auto")."""
+        lang = "auto" if self.currentPage() is self.language_page else None
+        if self._listen is None or not self._listen(self.hear, lang=lang):
+            self._say(tr("wiz_no_voice", self.lang))
+
+    def hear(self, text: str) -> WizardCommand | None:
+        """Act on a transcript; returns the command understood (None: it was said what can be said)."""
+        self.heard.append(text)
+        command = parse_wizard_command(text)
+        page = self.currentPage()
+        last = self.nextId() == -1
+        if command in (WizardCommand.ENGLISH, WizardCommand.CHINESE):
+            self.choose_language("en" if command is WizardCommand.ENGLISH else "zh")
+        elif command is WizardCommand.NEXT or (command is WizardCommand.FINISH and last):
+            if last:
+                self.button(QWizard.WizardButton.FinishButton).click()
+            else:
+                self.next()
+        elif command is WizardCommand.BACK and self.currentId() != self.startId():
+            self.back()
+        elif command is WizardCommand.REPEAT and isinstance(page, StepPage):
+            page.read_aloud()
+        elif (isinstance(page, StepPage) and page.action is not None and command is not None
+              and command.value == page.action_key and page.action.isEnabled()):
+            page.run_action()
+        else:
+            self._say(tr("wiz_voice_unknown", self.lang, text=text))
+            return None
+        return command

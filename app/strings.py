@@ -246,10 +246,14 @@ APP = Catalog(
         ),
         "wiz_install": ("Install", "安装"),
         "wiz_install_desc": ("Installs the text-entry helper on the phone.", "在手机上安装文字输入助手。"),
-        "wiz_models_title": ("4. Download the models", "4. 下载模型"),
+        "wiz_models_title": ("4. Download the models, or use a server", "4. 下载模型，或使用服务器"),
         "wiz_models_steps": (
-            "The speech and assistant models are downloaded once and then work without the internet.",
-            "语音和助手模型只需下载一次，之后无需联网即可使用。",
+            "The speech and assistant models are downloaded once and then work without the internet: press Download. "
+            "Or, if a computer on your network runs the assistant's model, type its address in the Server address box, "
+            "for example http://192.168.1.20:8000/v1, and press Use this server.",
+            "语音和助手模型只需下载一次，之后无需联网即可使用：请按“下载”。"
+            "如果您网络中的某台电脑在运行助手模型，也可以在“服务器地址”框中输入它的地址，"
+            "例如 http://192.168.1.20:8000/v1，然后按“使用此服务器”。",
         ),
         "wiz_download": ("Download", "下载"),
         "wiz_download_desc": ("Downloads the models, with progress.", "下载模型并显示进度。"),
@@ -259,6 +263,66 @@ APP = Catalog(
         "wiz_not_available": ("Not available yet in this build: {what}", "此版本暂不支持：{what}"),
         "wiz_done": ("Done.", "完成。"),
         "wiz_failed": ("Failed: {detail}", "失败：{detail}"),
+        "wiz_server": ("Server address", "服务器地址"),
+        "wiz_server_desc": (
+            "Address of an OpenAI-compatible model server, for example http://192.168.1.20:8000/v1. Leave it empty to run on this computer.",
+            "兼容 OpenAI 接口的模型服务器地址，例如 http://192.168.1.20:8000/v1。留空则在本机运行。",
+        ),
+        "wiz_use_server": ("Use this server", "使用此服务器"),
+        "wiz_use_server_desc": (
+            "Checks the address and, when it is well formed, saves it: the assistant then runs on that server.",
+            "检查地址，格式正确时保存：之后助手将在该服务器上运行。",
+        ),
+        "wiz_server_bad": (
+            "That is not a server address: {address}. Type it like http://192.168.1.20:8000/v1: first http:// or https://, "
+            "then the computer's name or number, then a colon and the port if it has one.",
+            "这不是有效的服务器地址：{address}。请按此格式输入：http://192.168.1.20:8000/v1，"
+            "先写 http:// 或 https://，再写电脑的名称或 IP 地址，如有端口，再加冒号和端口号。",
+        ),
+        "wiz_server_empty": (
+            "Type the server address first, for example http://192.168.1.20:8000/v1.",
+            "请先输入服务器地址，例如 http://192.168.1.20:8000/v1。",
+        ),
+        "wiz_server_saved": (
+            "Saved. The assistant now runs on the server {address}.",
+            "已保存。助手现在使用服务器 {address} 运行。",
+        ),
+        # first-run setup: the welcome and the language choice
+        "wiz_welcome_title": ("Welcome to PhoneBuddy", "欢迎使用手机助手"),
+        "wiz_welcome_steps": (
+            "This setup gets PhoneBuddy ready in a few steps, by keyboard or by voice. "
+            "First choose your language: press E for English or C for Chinese, or use the arrow keys, "
+            "then press Enter to go on. To use your voice, press F2, say a language, next, back or repeat, "
+            "then press F2 again. 要使用中文，请按 C 键。",
+            "本向导分几步帮您设置好手机助手，可以用键盘或语音操作。"
+            "首先选择语言：按 C 键选择中文，按 E 键选择英文，也可以用方向键选择，然后按回车继续。"
+            "要用语音操作，请按 F2，说出语言、“下一步”、“上一步”或“重复”，再按一次 F2。For English, press E.",
+        ),
+        "wiz_lang_group": ("Language", "语言"),
+        "wiz_lang_en": ("English (E)", "English 英文（E）"),
+        "wiz_lang_en_desc": (
+            "PhoneBuddy speaks and shows everything in English. Key E.",
+            "手机助手用英文显示和朗读。按 E 键。",
+        ),
+        "wiz_lang_zh": ("中文 Chinese (C)", "中文（C）"),
+        "wiz_lang_zh_desc": (
+            "PhoneBuddy speaks and shows everything in Chinese. Key C.",
+            "手机助手用中文显示和朗读。按 C 键。",
+        ),
+        "wiz_voice": ("Speak a command (F2)", "说出指令（F2）"),
+        "wiz_voice_desc": (
+            "Press F2 or this button, speak, then press it again. Say English or Chinese, next, back, repeat, "
+            "or the name of the page's button.",
+            "按 F2 或此按钮，说话，然后再按一次。可以说“中文”或“英文”、“下一步”、“上一步”、“重复”，或本页按钮的名称。",
+        ),
+        "wiz_voice_unknown": (
+            "I heard: {text}. Say English or Chinese, next, back, repeat, or the name of the page's button.",
+            "我听到的是：{text}。请说“中文”或“英文”、“下一步”、“上一步”、“重复”，或本页按钮的名称。",
+        ),
+        "wiz_no_voice": (
+            "Voice input is not available here. Use the keyboard: Tab moves between controls and Enter goes on.",
+            "这里无法使用语音输入。请使用键盘：Tab 键在控件之间移动，回车键继续。",
+        ),
         "lang_en": ("English", "英文 English"),
         "lang_zh": ("Chinese 中文", "中文"),
     },

@@ -71,12 +71,27 @@ def test_unnamed_control_is_caught_by_the_audit(qtbot):
     assert any("no accessible name" in p for p in problems)
 
 
-def test_wizard_pages_are_named(qtbot, tmp_path):
-    wizard = SetupWizard(lang="zh")
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_wizard_pages_are_named_and_reachable_by_tab(qtbot, lang):
+    wizard = SetupWizard(lang=lang)
     qtbot.addWidget(wizard)
     wizard.show()
-    for _ in wizard.pages:
-        assert audit_widget_tree(wizard) == []
+    other = "zh" if lang == "en" else "en"
+    for page in wizard.pages:
+        assert wizard.currentPage() is page
+        for current in (lang, other, lang):  # and again after switching the language (F8) back and forth
+            wizard.set_language(current)
+            assert audit_widget_tree(wizard) == [], (page.title_key, current)
+            controls = focusable_controls(wizard)
+            assert {id(w) for w in tab_chain(wizard)} == {id(w) for w in controls}
+            names = {accessible_name(w) for w in controls}
+            assert {APP.get("wiz_speak", current), APP.get("wiz_voice", current), APP.get("cancel", current)} <= names
+            if page.action is not None:
+                assert APP.get(page.action_key, current) in names
+            if page is wizard.language_page:  # Tab reaches the chosen language; the arrows the other one
+                assert APP.get("wiz_lang_zh" if current == "zh" else "wiz_lang_en", current) in names
+            if page is wizard.models_page:
+                assert {APP.get("wiz_server", current), APP.get("wiz_use_server", current)} <= names
         wizard.next()
 
 

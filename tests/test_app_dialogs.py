@@ -201,8 +201,10 @@ def test_wizard_reads_steps_and_reports_progress(qtbot):
                          actions=SetupActions(check_phone=no_phone, install_ime=lambda apk: "ADBKeyboard", download=download))
     qtbot.addWidget(wizard)
     wizard.show()
-    usb, connect, _ime, models = wizard.pages
-    assert "Build number seven times" in said[0]  # the first page is spoken step by step
+    welcome, usb, connect, _ime, models = wizard.pages
+    assert said == [welcome.spoken()] and said[0].startswith("Welcome to PhoneBuddy")  # the spoken welcome
+    wizard.next()
+    assert "Build number seven times" in said[-1]  # each page is spoken step by step
     connect.run_action()
     qtbot.waitUntil(lambda: bool(connect.result.text()), timeout=5000)
     assert connect.result.text() == tr("wiz_not_found", "en", detail="No phone is attached.")
