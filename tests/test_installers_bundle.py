@@ -49,6 +49,17 @@ def test_a_missing_part_fails_the_self_check_and_is_named(linux_bundle, tmp_path
     assert "PhoneBuddy self-check: FAILED" in out.stdout
 
 
+def test_a_missing_module_off_the_file_list_fails_the_part_that_loads_it(linux_bundle, tmp_path, run_bundled):
+    # Not one of the self-check's listed files: the speech runtime check finds it by loading piper for real.
+    broken = _linked_copy(linux_bundle.folder, tmp_path / "PhoneBuddy")
+    (broken / "_internal" / "piper" / "espeakbridge.so").unlink()
+    out = run_bundled(broken / manifest.EXECUTABLE, "--self-check", home=tmp_path / "home")
+    assert out.returncode == 1, out.stdout[-3000:]
+    failed = [line for line in out.stdout.splitlines() if line.strip().startswith("FAIL")]
+    assert len(failed) == 1 and "speech runtime" in failed[0] and "espeakbridge" in failed[0], out.stdout[-3000:]
+    assert "PhoneBuddy self-check: FAILED: speech runtime" in out.stdout
+
+
 def test_first_run_opens_the_setup_wizard_once(linux_bundle, tmp_path, run_bundled):
     home = tmp_path / "home"
     first = run_bundled(linux_bundle.executable, "--demo", "--no-speech", home=home, timeout=180,

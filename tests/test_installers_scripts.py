@@ -56,7 +56,10 @@ def test_inno_script_matches_the_manifest():
         assert (here / rel.replace("\\", "/")).is_file(), rel
     for rel in re.findall(r'InfoAfterFile: "([^"]+)"', _iss()):
         assert (here / rel).is_file(), rel
-    assert "adb.exe" in (here / "adb-usb-driver-en.txt").read_text() or "USB" in (here / "adb-usb-driver-en.txt").read_text()
+    # The driver note says what the USB driver is, where to get it, and how to turn on USB debugging.
+    en, zh = ((here / f"adb-usb-driver-{lang}.txt").read_text(encoding="utf-8") for lang in ("en", "zh"))
+    assert all(w in en for w in ("USB driver", "Google USB Driver", "USB debugging", "Device Manager"))
+    assert all(w in zh for w in ("USB 驱动", "Google USB Driver", "USB 调试"))
 
 
 def test_inno_script_speaks_every_page_in_both_languages():
