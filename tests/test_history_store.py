@@ -53,6 +53,37 @@ def test_wal_mode_schema_version_and_durable_rows(tmp_path):
     assert kinds == ["run_started", "decision", "confirmation"]
 
 
+def test_consent_decision_and_audit_rows_commit_under_synchronous_full(tmp_path):
+    store = HistoryStore(tmp_path / "h.db")
+    run = store.start_run("Pay the bill", device="sim", policy="scripted")
+    statements: list[str] = []
+    store.db.conn.set_trace_callback(statements.append)
+
+    def mode_at_commit(write) -> list[str]:
+        """What synchronous was set to at each COMMIT of `write` (the last PRAGMA before it)."""
+        statements.clear()
+        write()
+        modes, mode = [], "NORMAL"
+        for sql in statements:
+            upper = " ".join(sql.upper().split())
+            if upper.startswith("PRAGMA SYNCHRONOUS="):
+                mode = upper.split("=", 1)[1]
+            elif upper.startswith(("COMMIT", "RELEASE")):  # the transaction's end (or a savepoint's)
+                modes.append(mode)
+        return modes
+
+    step = []
+    assert set(mode_at_commit(lambda: step.append(store.record_step(run, 0, action={"kind": "click"},
+                                                                     verdict="confirm")))) == {"FULL"}
+    assert set(mode_at_commit(lambda: store.record_confirmation(run, 0, step[0], answer="yes", by_default=False,
+                                                                question="Pay?"))) == {"FULL"}
+    assert set(mode_at_commit(lambda: store.record_consent(ConsentPurpose.TRAINING_EXPORT, True))) == {"FULL"}
+    assert set(mode_at_commit(lambda: store.audit("left_allowed_apps", run_id=run))) == {"FULL"}
+    # Conversation text is not an audit row: it commits at the connection's normal level.
+    assert set(mode_at_commit(lambda: store.add_message("user", "hello"))) == {"NORMAL"}
+    store.db.conn.set_trace_callback(None)
+
+
 def test_an_old_schema_is_migrated(tmp_path):
     path = tmp_path / "old.db"
     db = sqlite_utils.Database(sqlite3.connect(path))

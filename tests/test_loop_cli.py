@@ -37,7 +37,12 @@ def test_the_oracle_solves_a_task_through_the_gate_and_the_verifier_is_reported(
     store = HistoryStore(db)
     run = store.get_run(out["run_id"])
     assert run.outcome == "finished" and run.verification == "verified" and run.policy == "oracle"
-    assert len(store.steps(run.id)) == len(out["steps"])
+    steps = store.steps(run.id)
+    assert len(steps) == len(out["steps"])
+    for step in steps:  # each step keeps what it looked at, its size and its timings
+        assert step.thumbnail and step.thumbnail[:3] == b"\xff\xd8\xff"  # a JPEG
+        assert (step.width, step.height) == (1080, 2400)
+        assert {"observe_s", "propose_s", "gate_s"} <= set(step.timings) and min(step.timings.values()) >= 0
     assert store.search("完成")  # the spoken summary is in the conversation, searchable in Chinese
 
 
