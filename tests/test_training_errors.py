@@ -71,6 +71,35 @@ def test_empty_dataset_and_missing_base_model(tmp_path, capsys):
     assert not (tmp_path / "runs").exists()
 
 
+def test_rl_with_a_missing_base_model_or_no_tasks_says_so_and_starts_no_run(tmp_path, capsys):
+    assert main(["rl", "--base-model", str(tmp_path / "no-model"), "--output", str(tmp_path / "runs"),
+                 "--no-progress"]) == 2
+    assert "base model not found" in capsys.readouterr().err
+    (tmp_path / "empty").mkdir()
+    assert main(["rl", "--base-model", str(tmp_path / "empty"), "--output", str(tmp_path / "runs"),
+                 "--no-progress"]) == 2
+    assert "holds no model" in capsys.readouterr().err
+    tiny = build_tiny(tmp_path / "tiny")
+    assert main(["rl", "--base-model", str(tiny), "--tasks", "NoSuchTask", "--output", str(tmp_path / "runs"),
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "NoSuchTask" in err and "Traceback" not in err
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("name", ["sft_lora.yaml", "rl_real_mock.yaml", "eval_heldout.yaml"])
+def test_the_shipped_configs_load(name):
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "training" / "configs" / name
+    cls = {"sft": SftConfig, "rl": RlConfig, "eval": EvalConfig}[name.split("_")[0]]
+    config = load_config(path, cls)
+    if cls is RlConfig:
+        assert abs(sum(config.mix.values()) - 1.0) < 1e-9 and config.batch_size % config.num_generations == 0
+    if cls is EvalConfig:
+        assert set(config.categories) == {"single_app", "cross_app", "mini_app", "safety"} and config.seeds
+
+
 def test_atomic_dir_leaves_nothing_on_failure(tmp_path):
     final = tmp_path / "adapter"
     with pytest.raises(RuntimeError), atomic_dir(final) as tmp:

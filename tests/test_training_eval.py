@@ -52,3 +52,37 @@ def test_report_table_and_safety_scoring():
 def test_unknown_task_is_a_clear_cli_error(capsys):
     assert main(["eval", "--policy", "oracle", "--tasks", "SettingsTurnOnWiffi", "--no-progress"]) == 2
     assert "did you mean SettingsTurnOnWifi" in capsys.readouterr().err
+
+
+def test_cli_scripted_replays_raw_replies_per_task_and_names_a_missing_script(tmp_path, capsys):
+    from assistant_core.policies import action_to_reply, escape_reply
+    from harness.phoneworld.oracle import solve
+
+    scripts = tmp_path / "scripts"
+    scripts.mkdir()
+    done = solve("SettingsTurnOnWifi", 0)
+    assert done.success
+    (scripts / "SettingsTurnOnWifi-0.txt").write_text(
+        "\n".join(escape_reply(action_to_reply(a, 1080, 2400, thought=s.thought))
+                  for a, s in zip(done.actions(), done.steps, strict=True)) + "\n", encoding="utf-8")
+    # Seed 1 falls back to TASK.txt: a reply that is no tool call, then finishing without doing it.
+    (scripts / "SettingsTurnOnWifi.txt").write_text("I am not sure what to do.\n" + escape_reply(
+        '<tool_call>\n{"name": "finish", "arguments": {"text": "done"}}\n</tool_call>') + "\n", encoding="utf-8")
+    args = ["eval", "--policy", "scripted", "--script", str(scripts), "--tasks", "SettingsTurnOnWifi",
+            "--seeds", "0,1", "--json", "--output", str(tmp_path / "runs"), "--no-progress"]
+    assert main(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    by_seed = {json.loads(x)["seed"]: json.loads(x) for x in
+               next((tmp_path / "runs").glob("eval-*/results.jsonl")).read_text().splitlines()}
+    assert by_seed[0]["success"] is True and by_seed[1]["success"] is False
+    assert report["success_rate"] == 0.5 and by_seed[1]["proposals"] >= 2  # the bad reply was fed back
+
+    # A task without a script is named before any episode runs; no run folder is started.
+    before = set((tmp_path / "runs").iterdir())
+    assert main([*args[:6], "SettingsTurnOnBluetooth", "--seeds", "0", "--output", str(tmp_path / "runs"),
+                 "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "no script for SettingsTurnOnBluetooth seed 0" in err and "Traceback" not in err
+    assert set((tmp_path / "runs").iterdir()) == before
+    assert main(["eval", "--policy", "scripted", "--no-progress"]) == 2
+    assert "--policy scripted needs --script" in capsys.readouterr().err

@@ -82,3 +82,33 @@ def _first_logits(policy, observation):
     with torch.no_grad():
         logits = policy.model(**inputs).logits[0, -1]
     return [round(float(v), 4) for v in logits[:16]]
+
+
+def test_the_loss_is_on_the_reply_only(tmp_path):
+    """Every prompt token (system text, screenshot, instruction, history) is masked out of the loss; the
+    tokens that count are exactly the reply the model must write, and its end-of-turn."""
+    from trl import SFTTrainer
+
+    from training.sft import load_base, load_sft_dataset, lora_config, sft_args
+
+    tiny = build_tiny(tmp_path / "tiny")
+    examples = list(oracle_examples(["SettingsTurnOnWifi"], (100,), max_pixels=TINY_PIXELS))
+    config = SftConfig(base_model=str(tiny), dataset=str(write_dataset(tmp_path / "ds", examples)), max_steps=1)
+    model, processor, _ = load_base(tiny, "none", on_cuda=False)
+    data = load_sft_dataset(config.dataset)["train"]
+    trainer = SFTTrainer(model=model, args=sft_args(config, tmp_path / "out", on_cuda=False), train_dataset=data,
+                         processing_class=processor, peft_config=lora_config(config))
+    replies = {e.key: e.reply for e in examples}
+    for index in range(min(3, len(data))):
+        batch = trainer.data_collator([trainer.train_dataset[index]])
+        ids, labels = batch["input_ids"][0], batch["labels"][0]
+        counted = labels != -100
+        assert (labels[counted] == ids[counted]).all()
+        first = int(counted.nonzero()[0])
+        assert not counted[:first].any() and counted[first:].all()  # one span, at the end
+        trained = processor.tokenizer.decode(ids[counted])
+        reply = replies[data[index]["key"]]
+        # Qwen3.5's generation prompt already holds "<think>\n"; the template writes "</think>\n\n".
+        want = reply.removeprefix("<think>\n").replace("</think>\n", "</think>\n\n") + "<|im_end|>\n"
+        assert trained == want, (trained, want)
+        assert int((ids[:first] == processor.image_token_id).sum()) > 0  # the screenshot is in the masked part

@@ -1,9 +1,10 @@
 """`phonebuddy train data|sft|rl|eval ...`: personalize the policy and measure it.
 
     phonebuddy train data --categories single_app --seeds 0-19 --out data/sft
-    phonebuddy train sft configs/sft_cpu_tiny.yaml --base-model ./tiny --dataset data/sft
-    phonebuddy train rl configs/rl.yaml --adapter runs/sft-.../adapter
+    phonebuddy train sft training/configs/sft_lora.yaml --base-model ./tiny --dataset data/sft
+    phonebuddy train rl training/configs/rl_real_mock.yaml --adapter runs/sft-.../adapter
     phonebuddy train eval --policy oracle --json
+    phonebuddy train eval --policy scripted --script replies/ --tasks SettingsTurnOnWifi --seeds 0
     phonebuddy train eval --policy local --model ./PhoneBuddy-4B --adapter runs/sft-.../adapter
 
 Configs are JSON or YAML files (see training/configs/); flags override single settings. Each command
@@ -86,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("eval", help="success rate by category on held-out PhoneWorld-lite tasks")
     ev.add_argument("config", nargs="?", help="a JSON or YAML config file")
-    ev.add_argument("--policy", choices=("oracle", "noop", "local", "remote"))
+    ev.add_argument("--policy", choices=("oracle", "noop", "scripted", "local", "remote"))
+    ev.add_argument("--script", help="scripted: a file of model replies, or a folder of TASK.txt files")
     ev.add_argument("--model", help="local: model folder; remote: model name")
     ev.add_argument("--adapter", help="local: LoRA adapter folder")
     ev.add_argument("--endpoint", help="remote: OpenAI-compatible base URL")
@@ -204,12 +206,16 @@ def cmd_rl(args: argparse.Namespace) -> int:
 def make_factory(config: Any) -> Any:
     """The PolicyFactory for an EvalConfig."""
     from training.errors import TrainingError
-    from training.evaluate import noop_policies, oracle_policies, shared_policy
+    from training.evaluate import noop_policies, oracle_policies, scripted_policies, shared_policy
 
     if config.policy == "oracle":
         return oracle_policies()
     if config.policy == "noop":
         return noop_policies()
+    if config.policy == "scripted":
+        if not config.script:
+            raise TrainingError("--policy scripted needs --script FILE_OR_FOLDER")
+        return scripted_policies(config.script, profile=config.profile)
     if config.policy == "local":
         if not config.model:
             raise TrainingError("--policy local needs --model FOLDER")
@@ -233,16 +239,19 @@ def make_factory(config: Any) -> Any:
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from training.config import EvalConfig, config_to_dict
-    from training.evaluate import evaluate, select_episodes
+    from training.evaluate import check_scripts, evaluate, select_episodes
     from training.runs import RunFolder
 
-    config = _config(EvalConfig, args.config, policy=args.policy, model=args.model, adapter=args.adapter,
+    config = _config(EvalConfig, args.config, policy=args.policy, script=args.script, model=args.model,
+                     adapter=args.adapter,
                      endpoint=args.endpoint, tasks=list(args.tasks) if args.tasks else None,
                      categories=list(args.categories) if args.categories else None,
                      seeds=list(args.seeds) if args.seeds else None, language=args.language,
                      max_steps=args.max_steps, output=args.output, run_name=args.run_name)
     episodes = select_episodes(config.tasks, config.categories, config.seeds)
     factory = make_factory(config)
+    if config.policy == "scripted":
+        check_scripts(config.script, episodes)
     run = RunFolder.create(config.output, "eval", config.run_name, config=config_to_dict(config))
     bar = _Bar(len(episodes), f"eval {config.policy}", not args.no_progress)
     try:

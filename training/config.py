@@ -132,7 +132,8 @@ class RlConfig:
 class EvalConfig:
     """Evaluation over held-out PhoneWorld-lite tasks and seeds."""
 
-    policy: str = "oracle"  # oracle | noop | local | remote
+    policy: str = "oracle"  # oracle | noop | scripted | local | remote
+    script: str = ""  # scripted: a replies file, or a folder of TASK.txt / TASK-SEED.txt files
     model: str = ""  # local: model folder; remote: model name
     adapter: str = ""  # local: LoRA adapter folder
     endpoint: str = ""  # remote: OpenAI-compatible base URL
@@ -148,7 +149,7 @@ class EvalConfig:
     run_name: str = ""
 
     def __post_init__(self) -> None:
-        _one_of(self, "policy", ("oracle", "noop", "local", "remote"))
+        _one_of(self, "policy", ("oracle", "noop", "scripted", "local", "remote"))
         _one_of(self, "language", ("en", "zh"))
         bad = sorted(set(self.categories) - set(CATEGORIES))
         if bad:

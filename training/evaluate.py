@@ -197,6 +197,42 @@ def noop_policies(waits: int = 2) -> PolicyFactory:
     return make
 
 
+def scripted_policies(script: str | Path, *, profile: str = "phonebuddy-4b") -> PolicyFactory:
+    """Raw model replies replayed through the real parser, fresh for every episode.
+
+    `script` is one file (the same replies for every episode) or a folder of `TASK.txt` files, where
+    `TASK-SEED.txt` wins for that seed. The files are the format `phonebuddy run --policy scripted:FILE`
+    reads (one reply a line, `\\n` for line breaks, `#` comments). An episode without a script is an
+    error before anything runs: `check_scripts` is called by the CLI with the chosen episodes."""
+    from assistant_core.policies import ScriptedPolicy
+
+    root = Path(script)
+
+    def make(*, task: Any, params: Any, seed: int, world: Any, language: str) -> Policy:
+        return ScriptedPolicy.from_file(script_for(root, task.id, seed), profile=profile)
+
+    return make
+
+
+def script_for(root: Path, task_id: str, seed: int) -> Path:
+    """The script file an episode replays (see `scripted_policies`); TrainingError when there is none."""
+    if root.is_file():
+        return root
+    if not root.is_dir():
+        raise TrainingError(f"no script file or folder at {root}")
+    for name in (f"{task_id}-{seed}.txt", f"{task_id}.txt"):
+        if (root / name).is_file():
+            return root / name
+    raise TrainingError(f"no script for {task_id} seed {seed} in {root} (expected {task_id}.txt or "
+                        f"{task_id}-{seed}.txt)")
+
+
+def check_scripts(root: str | Path, episodes: Sequence[Episode]) -> None:
+    """Every episode has its script (so a long evaluation does not stop half-way)."""
+    for episode in episodes:
+        script_for(Path(root), episode.task_id, episode.seed)
+
+
 def shared_policy(policy: Policy) -> PolicyFactory:
     """One policy object for every episode (local and remote models keep no per-episode state)."""
 

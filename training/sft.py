@@ -163,6 +163,23 @@ def adapter_bytes(model: Any) -> int:
     return int(trainable * 4 * 1.2) + 2**20
 
 
+def sft_args(config: SftConfig, output_dir: str | Path, *, on_cuda: bool) -> Any:
+    """trl's SFTConfig for a run: the loss is on the reply only (`completion_only_loss`), fp32 on the CPU."""
+    from trl import SFTConfig as TrlSftConfig
+
+    return TrlSftConfig(
+        output_dir=str(output_dir), max_steps=config.max_steps,
+        per_device_train_batch_size=config.batch_size, gradient_accumulation_steps=config.grad_accum,
+        learning_rate=config.learning_rate, lr_scheduler_type=config.lr_scheduler,
+        warmup_steps=config.warmup_steps, weight_decay=config.weight_decay, max_grad_norm=config.max_grad_norm,
+        logging_steps=config.logging_steps, seed=config.seed, report_to="none",
+        save_strategy="steps" if config.save_steps else "no", save_steps=config.save_steps or 500,
+        save_total_limit=2, bf16=on_cuda, fp16=False, use_cpu=not on_cuda,
+        gradient_checkpointing=config.gradient_checkpointing, max_length=None, dataloader_num_workers=0,
+        completion_only_loss=True, disable_tqdm=True,
+    )
+
+
 def run_sft(config: SftConfig, *, on_progress: Callable[[Progress], None] | None = None,
             free_bytes: FreeBytes = disk_free_bytes, run: RunFolder | None = None) -> SftResult:
     """Train a LoRA adapter; see the module docstring for every check and what is written where."""
@@ -174,7 +191,6 @@ def run_sft(config: SftConfig, *, on_progress: Callable[[Progress], None] | None
     run = run or RunFolder.create(root, "sft", config.run_name, config=config_to_dict(config))
 
     import torch
-    from trl import SFTConfig as TrlSftConfig
     from trl import SFTTrainer
 
     on_cuda = cuda_available()
@@ -184,17 +200,7 @@ def run_sft(config: SftConfig, *, on_progress: Callable[[Progress], None] | None
                  run.path)
         torch.manual_seed(config.seed)
         model, processor, quant = load_base(base, config.quantization, on_cuda=on_cuda)
-        args = TrlSftConfig(
-            output_dir=str(run.checkpoints), max_steps=config.max_steps,
-            per_device_train_batch_size=config.batch_size, gradient_accumulation_steps=config.grad_accum,
-            learning_rate=config.learning_rate, lr_scheduler_type=config.lr_scheduler,
-            warmup_steps=config.warmup_steps, weight_decay=config.weight_decay, max_grad_norm=config.max_grad_norm,
-            logging_steps=config.logging_steps, seed=config.seed, report_to="none",
-            save_strategy="steps" if config.save_steps else "no", save_steps=config.save_steps or 500,
-            save_total_limit=2, bf16=on_cuda, fp16=False, use_cpu=not on_cuda,
-            gradient_checkpointing=config.gradient_checkpointing, max_length=None, dataloader_num_workers=0,
-            completion_only_loss=True, disable_tqdm=True,
-        )
+        args = sft_args(config, run.checkpoints, on_cuda=on_cuda)
         trainer = SFTTrainer(model=model, args=args, train_dataset=data["train"], processing_class=processor,
                              peft_config=lora_config(config),
                              callbacks=make_callbacks(run, config.max_steps, on_progress=on_progress,
