@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assistant_core.confirm import FixedConfirmer
-from assistant_core.events import ConfirmationAnswered, Event, Gated, Outcome, Paused, PauseReason
+from assistant_core.events import ConfirmationAnswered, Event, Gated, Outcome, Paused, PauseReason, Resumed
 from assistant_core.loop import LoopConfig, ScriptedUser, run_episode
 from assistant_core.policies import ScriptedPolicy
 from assistant_core.safety import GateContext, foreground_allowed
@@ -54,12 +54,14 @@ def run_checked(script, answer, lang, allowed):
 
     def on_act(action):
         gated = [e for e in events if isinstance(e, Gated)]
-        last = events[-1] if events else None
-        if isinstance(last, Paused) and last.reason is PauseReason.LEFT_ALLOWED_APPS or (
-            action.kind is ActionKind.BUTTON_PRESS and action.button in (Button.BACK, Button.HOME)
-            and any(isinstance(e, Paused) and e.reason is PauseReason.LEFT_ALLOWED_APPS for e in events[-3:])
-        ):
-            return  # the loop's own way back out of a disallowed app
+        left = [i for i, e in enumerate(events) if isinstance(e, Paused) and e.reason is PauseReason.LEFT_ALLOWED_APPS]
+        going_back = bool(left) and not any(isinstance(e, Resumed) and e.reason is PauseReason.LEFT_ALLOWED_APPS
+                                            for e in events[left[-1]:])
+        if going_back:
+            # Between that pause and its resume the loop itself presses back, then home; nothing else.
+            if not (action.kind is ActionKind.BUTTON_PRESS and action.button in (Button.BACK, Button.HOME)):
+                violations.append(f"{action} dispatched while leaving a disallowed app")
+            return
         if not gated:
             violations.append(f"{action} dispatched before any gate decision")
             return
