@@ -11,6 +11,8 @@
   for a world you built (a task's start state), as a context manager; the `attach` fixture hands it
   out already bound to the session's server: `with attach(world) as phone: ...`.
 - `adb_device` (function): an AdbDevice for `sim_phone` (reconnect grace 3 s).
+- `phone` / `probe` (module): one SimPhone (World seed = the test module's `PHONE_SEED`,
+  default 0) for a whole module whose tests swap worlds into it, and an outcome-check AdbProbe on it.
 """
 
 from __future__ import annotations
@@ -79,4 +81,21 @@ def attach(adb_server):
 def adb_device(adb_server, sim_phone) -> Iterator[AdbDevice]:
     device = AdbDevice(adb_server.client(), sim_phone.address, reconnect_grace_s=3.0)
     yield device
+    device.close()
+
+
+@pytest.fixture(scope="module")
+def phone(adb_server, request) -> Iterator[SimPhone]:
+    from harness.phoneworld.world import World
+
+    with attach_phone(adb_server, World(seed=getattr(request.module, "PHONE_SEED", 0))) as served:
+        yield served
+
+
+@pytest.fixture(scope="module")
+def probe(adb_server, phone):
+    from harness.verify import AdbProbe
+
+    device = AdbDevice(adb_server.client(), phone.address, reconnect_grace_s=3.0)
+    yield AdbProbe(device)
     device.close()

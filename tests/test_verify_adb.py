@@ -11,11 +11,10 @@ import pytest
 
 from assistant_core.events import VerificationStatus
 from assistant_core.types import ActionKind
-from harness.adb import AdbDevice
 from harness.phoneworld.oracle import solve
 from harness.phoneworld.tasks import make_world, registry
 from harness.phoneworld.world import World
-from harness.verify import AdbProbe, KindRegistry, OutcomeVerifier, read
+from harness.verify import KindRegistry, OutcomeVerifier, read
 
 pytest_plugins = ("tests.adb_fixtures",)
 
@@ -37,21 +36,6 @@ CASES = [
     ("MessagesTextToNote", "save_note"),
 ]
 KINDS = KindRegistry.load()
-
-
-@pytest.fixture(scope="module")
-def phone(adb_server):
-    from tests.adb_fixtures import attach_phone
-
-    with attach_phone(adb_server, World(seed=0)) as served:
-        yield served
-
-
-@pytest.fixture(scope="module")
-def probe(adb_server, phone):
-    device = AdbDevice(adb_server.client(), phone.address, reconnect_grace_s=3.0)
-    yield AdbProbe(device)
-    device.close()
 
 
 def test_the_cases_cover_every_kind_that_has_a_check_and_a_task():

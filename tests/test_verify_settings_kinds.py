@@ -14,12 +14,11 @@ from dataclasses import dataclass
 import pytest
 
 from assistant_core.events import VerificationStatus
-from harness.adb import AdbDevice
 from harness.phoneworld.oracle import solve
 from harness.phoneworld.tasks import make_world, registry
 from harness.phoneworld.tasks.single_apps import spoken_time
 from harness.phoneworld.world import World
-from harness.verify import AdbProbe, KindRegistry, OutcomeVerifier, read
+from harness.verify import KindRegistry, OutcomeVerifier, read
 
 pytest_plugins = ("tests.adb_fixtures",)
 
@@ -237,19 +236,7 @@ def test_every_settings_kind_is_exercised_through_adb_here_or_by_a_phoneworld_ta
     assert settings_kinds == (by_task - {None}) | here and not by_task & here
 
 
-@pytest.fixture(scope="module")
-def phone(adb_server):
-    from tests.adb_fixtures import attach_phone
-
-    with attach_phone(adb_server, World(seed=7)) as served:
-        yield served
-
-
-@pytest.fixture(scope="module")
-def probe(adb_server, phone):
-    device = AdbDevice(adb_server.client(), phone.address, reconnect_grace_s=3.0)
-    yield AdbProbe(device)
-    device.close()
+PHONE_SEED = 7
 
 
 def _serve(phone, namespace: str, key: str, value: str) -> World:

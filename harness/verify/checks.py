@@ -8,7 +8,9 @@ cannot_verify (the phone's answer could not be read; the reason says why). A sta
 true before the run is never success.
 
 Checks (name → parameters they use, see `Params`):
-- sms_sent (recipient, text), call_made (recipient), contact_added (name, number),
+- sms_sent (recipient, text; compare "loose" when the request gave the text without quotes: the body
+  need only carry its gist, extract.same_gist, and the answer reads the body back),
+  call_made (recipient), contact_added (name, number),
   contact_removed (name) — content providers sms/sent, call_log/calls, com.android.contacts/data;
 - event_created (title, date, time), event_removed (title) — com.android.calendar/events;
 - alarm_set (time), alarm_off (time), timer_started (minutes) — `dumpsys alarm` (Clock packages);
@@ -58,6 +60,9 @@ FOUND = Catalog(
         "sms_other": ("no new text to {who} says that; the newest new text went to {to}: \u201c{body}\u201d",
                       "没有发给{who}的这条短信；新发出的短信是发给{to}的：\u201c{body}\u201d"),
         "sms_none": ("no new text was sent", "没有发出新的短信"),
+        "sms_ok_loose": ("a text to {who} was sent: \u201c{body}\u201d", "已经给{who}发了短信：\u201c{body}\u201d"),
+        "sms_unlike": ("the new text to {who} says \u201c{body}\u201d, which doesn't say \u201c{text}\u201d",
+                       "发给{who}的新短信写的是\u201c{body}\u201d，说的不是\u201c{text}\u201d"),
         "call_ok": ("there is a new outgoing call to {who}", "有一个打给{who}的新呼出电话"),
         "call_other": ("the new outgoing call went to {to}, not {who}", "新的呼出电话打给了{to}，不是{who}"),
         "call_none": ("no new outgoing call", "没有新的呼出电话"),
@@ -143,7 +148,8 @@ class Params:
     namespace: str = ""
     key: str = ""
     value: str = ""
-    compare: str = "equals"  # equals | float | prefix | percent255
+    # equals | float | prefix | percent255 for settings; "loose" for sms_sent (a text given without quotes)
+    compare: str = "equals"
     what: str = ""  # a setting's spoken name (en|zh, split at "|")
     # what a setting's values are called, (value, en, zh): ("0", "silent", "静音"); in a kind file
     # {"0": ["silent", "静音"], ...}. Values without a name are said as they are (0/1 as off/on).
@@ -439,9 +445,30 @@ class SmsSent(_Judged):
                     return Finding(VerificationStatus.VERIFIED,
                                    Text(FOUND["sms_ok_about"].en.format(who=params.recipient, what=said.en),
                                         FOUND["sms_ok_about"].zh.format(who=params.recipient, what=said.zh)), evidence)
+        if params.text and params.compare == "loose":
+            return self._loose(params, new, numbers, evidence)
         for row in new:
             if params.text and any(same_number(row["address"], n) for n in numbers) and _norm(row["body"]) == _norm(params.text):
                 return verified("sms_ok", evidence, who=params.recipient, text=params.text)
+        if new:
+            last = new[-1]
+            return not_verified("sms_other", evidence, who=params.recipient, to=last["address"], body=last["body"])
+        return not_verified("sms_none", evidence)
+
+    def _loose(self, params: Params, new: list[dict[str, str | None]], numbers: tuple[str, ...],
+               evidence: str) -> Finding:
+        """The request gave the text's gist, not its words: a new text to one of the recipient's numbers
+        whose body carries that gist (extract.same_gist) is verified, and the answer reads the body back
+        so the user can judge the wording. A text to anyone else never counts."""
+        to_them = [row for row in new if any(same_number(row["address"], n) for n in numbers)]
+        shares = [(row["body"] or "", round(extract.gist_share(params.text, row["body"] or ""), 2)) for row in to_them]
+        evidence += f"; loose comparison with {params.text!r} (share needed {extract.GIST_SHARE:.2f}): {shares}"
+        for row in reversed(to_them):
+            if extract.same_gist(params.text, row["body"] or ""):
+                return verified("sms_ok_loose", evidence, who=params.recipient, body=row["body"] or "")
+        if to_them:
+            return not_verified("sms_unlike", evidence, who=params.recipient, body=to_them[-1]["body"] or "",
+                                text=params.text)
         if new:
             last = new[-1]
             return not_verified("sms_other", evidence, who=params.recipient, to=last["address"], body=last["body"])

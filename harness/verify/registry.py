@@ -16,6 +16,10 @@ A kind file holds one kind (an object) or several (a list). Fields:
   that matches one of these is never this kind, whatever its patterns and mentions say ("turn off dark
   mode" is never dark_theme_on: a request for the opposite must not be checked as this one);
 - `params`: fixed parameters (namespace, key, value, compare, what, labels, folder, folders, package ...);
+- `unquoted`: parameters added when the request gave its `text` without quotes ("Text Mum that I'm
+  late", not 'Text Mum: "I'm late"'): such words are the gist, not the wording, so send_message adds
+  {"compare": "loose"} and the check compares the sent body loosely (checks.SmsSent). A quoted text
+  (quotes inside the captured group or right around it) is always compared exactly;
 - `values`: {"value": {"english": "en", ...}} — maps a captured word to the value checked (case-insensitive);
 - `required`: the parameters without which the check can't say anything (default: the check's own);
   `one_of`: [[a, b], ...] — each group needs at least one (a time, or the sender whose text gives it);
@@ -71,6 +75,7 @@ class Kind:
     one_of: tuple[tuple[str, ...], ...] = ()
     priority: int = 0
     source: str = ""
+    unquoted: Params = Params()
 
 
 @dataclass(frozen=True)
@@ -114,8 +119,9 @@ def parse_kind(raw: object, where: str) -> Kind:
         raise KindFileError(f"{where}: unknown check {check!r}; known: {', '.join(sorted(CHECKS))}, {UNAVAILABLE}")
     try:
         params = Params.from_mapping(dict(raw.get("params") or {}))
+        unquoted = Params.from_mapping(dict(raw.get("unquoted") or {}))
     except (ValueError, TypeError) as error:
-        raise KindFileError(f"{where}: params: {error}") from None
+        raise KindFileError(f"{where}: params / unquoted: {error}") from None
     values = []
     for field_name, mapping in dict(raw.get("values") or {}).items():
         if not isinstance(mapping, dict):
@@ -135,7 +141,7 @@ def parse_kind(raw: object, where: str) -> Kind:
         name=name, check=str(check), describe=_text(where, raw.get("describe"), "describe"), patterns=patterns,
         mentions=mentions, unless=unless, params=params, values=tuple(values), required=required,
         reason=_text(where, raw["reason"], "reason") if "reason" in raw else None, one_of=one_of,
-        priority=int(raw.get("priority", 0)), source=where,
+        priority=int(raw.get("priority", 0)), source=where, unquoted=unquoted,
     )
 
 
@@ -145,6 +151,18 @@ _LEADING_NAVIGATION = re.compile(
     r"|(?:请)?(?:打开|进入)[^，。,.\s并然]+?(?:应用|app)?(?:并且|并|然后|再|，|,)\s*)",
     re.IGNORECASE,
 )
+
+
+_QUOTES = "\"'“”‘’「」『』"
+
+
+def _quoted(m: re.Match[str], group: str) -> bool:
+    """Whether the request put this group's words in quotes: inside the group or right around it."""
+    inner = (m.group(group) or "").strip()
+    if len(inner) >= 2 and inner[0] in _QUOTES and inner[-1] in _QUOTES:
+        return True
+    before, after = m.string[:m.start(group)].rstrip(), m.string[m.end(group):].lstrip()
+    return bool(before and after) and before[-1] in _QUOTES and after[0] in _QUOTES
 
 
 def _vetoed(kind: Kind, text: str) -> bool:
@@ -200,13 +218,15 @@ class KindRegistry:
                 for pattern in kind.patterns:
                     m = pattern.search(candidate)
                     if m:
-                        return self._finish(kind, {k: v for k, v in m.groupdict().items() if v}, candidate)
+                        loose = bool(m.groupdict().get("text")) and not _quoted(m, "text")
+                        return self._finish(kind, {k: v for k, v in m.groupdict().items() if v}, candidate,
+                                            loose=loose)
         for kind in self.kinds:
             if not _vetoed(kind, text) and any(p.search(text) for p in kind.mentions):
                 return self._finish(kind, {}, text)
         return None
 
-    def _finish(self, kind: Kind, groups: dict[str, str], goal: str) -> KindMatch:
+    def _finish(self, kind: Kind, groups: dict[str, str], goal: str, *, loose: bool = False) -> KindMatch:
         found: dict[str, object] = {}
         for name, raw in groups.items():
             raw = raw.strip().strip("\"'“”‘’「」").strip()
@@ -228,6 +248,8 @@ class KindRegistry:
             if name == "date" and name in found and extract.parse_date(str(found[name]), today=_ANY_DAY) is None:
                 del found[name]
         params = kind.params.merged(Params.from_mapping(found))
+        if loose and params.text:
+            params = params.merged(kind.unquoted)
         default = Params()
         def present(name: str) -> bool:
             return getattr(params, name) != getattr(default, name)
