@@ -1,6 +1,10 @@
 """Run by Debian's /usr/bin/python3 (pyatspi is built for it, not for the virtual environment): wait for
 the PhoneBuddy application on the AT-SPI desktop, walk its accessible tree, print it as JSON lines of
-[role, name, description], and exit. argv[1]: seconds to wait for the window to appear."""
+[role, name, description], and exit. argv[1]: seconds to wait for the window to appear.
+
+With `--press NAME` instead: press the push button called NAME through its AT-SPI action (as a screen
+reader user would), listen for announcement events for a few seconds, and print them as JSON:
+{"found": ..., "pressed": ..., "announcements": [text, ...]} — what a screen reader would be told."""
 
 import json
 import sys
@@ -38,9 +42,57 @@ def find_app(timeout):
     return None
 
 
+def find_button(node, name, depth=0):
+    if node is None or depth > 40:
+        return None
+    try:
+        if (node.name or "") == name and node.getRoleName() == "push button":
+            return node
+        for i in range(node.childCount):
+            found = find_button(node.getChildAtIndex(i), name, depth + 1)
+            if found is not None:
+                return found
+    except Exception:  # a node that vanished while walking
+        return None
+    return None
+
+
+def press_and_listen(app, name, seconds=30.0):
+    """Press, then listen until the first announcement arrives (plus a moment for more) or `seconds` pass."""
+    from gi.repository import GLib
+
+    heard = []
+    pressed = []
+
+    def on_announcement(event):
+        if not pressed:  # something the app said before the press (its start-up news) is not the answer
+            return
+        heard.append(str(event.any_data))
+        if len(heard) == 1:
+            GLib.timeout_add(500, lambda: pyatspi.Registry.stop() or False)
+
+    pyatspi.Registry.registerEventListener(on_announcement, "object:announcement")
+    button = find_button(app, name)
+    if button is None:
+        return {"found": True, "pressed": False, "announcements": heard}
+
+    def press():
+        pressed.append(True)
+        button.queryAction().doAction(0)
+        return False
+
+    GLib.timeout_add(1000, press)
+    GLib.timeout_add(int(seconds * 1000), lambda: pyatspi.Registry.stop() or False)
+    pyatspi.Registry.start()
+    return {"found": True, "pressed": True, "announcements": heard}
+
+
 app = find_app(float(sys.argv[1]) if len(sys.argv) > 1 else 30)
 if app is None:
     print(json.dumps({"found": False}))
     sys.exit(1)
 time.sleep(1.0)
-print(json.dumps({"found": True, "app": app.name, "nodes": walk(app)}))
+if len(sys.argv) > 3 and sys.argv[2] == "--press":
+    print(json.dumps(press_and_listen(app, sys.argv[3]), ensure_ascii=False))
+else:
+    print(json.dumps({"found": True, "app": app.name, "nodes": walk(app)}))

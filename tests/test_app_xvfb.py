@@ -18,16 +18,15 @@ from tests.app_xvfb import ROOT, xcb_env, xvfb
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
-@pytest.mark.xvfb
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_screen_reader_finds_the_main_controls_over_atspi(tmp_path, lang):
+def read_over_atspi(tmp_path, lang: str, *reader_args: str) -> dict:
+    """Start the app and the AT-SPI bus under Xvfb and run the screen-reader side (app_atspi_reader.py)."""
     assert Path("/usr/libexec/at-spi-bus-launcher").exists(), "at-spi2-core is installed by scripts/dev.sh"
     reader = ROOT / "tests" / "app_atspi_reader.py"
     app_cmd = [sys.executable, "-m", "app", "--demo", "--no-speech", "--lang", lang, "--db", str(tmp_path / "h.db")]
     script = (
         "/usr/libexec/at-spi-bus-launcher --launch-immediately & bus=$!; sleep 1; "
         f"{shlex.join(app_cmd)} > {tmp_path}/app.log 2>&1 & appid=$!; "
-        f"{SYSTEM_PYTHON} {reader} 60; rc=$?; kill $appid; wait $appid; kill $bus; exit $rc"
+        f"{SYSTEM_PYTHON} {reader} 60 {shlex.join(reader_args)}; rc=$?; kill $appid; wait $appid; kill $bus; exit $rc"
     )
     with xvfb() as display:
         env = xcb_env(display, QT_LINUX_ACCESSIBILITY_ALWAYS_ON="1", NO_AT_BRIDGE="0")
@@ -36,7 +35,28 @@ def test_screen_reader_finds_the_main_controls_over_atspi(tmp_path, lang):
                              capture_output=True, text=True, timeout=180)
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
     assert lines, (out.stdout[-2000:], out.stderr[-2000:], (tmp_path / "app.log").read_text()[-2000:])
-    report = json.loads(lines[-1])
+    return json.loads(lines[-1])
+
+
+@pytest.mark.xvfb
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_screen_reader_is_told_what_the_app_announces(tmp_path, lang):
+    """The help button pressed through AT-SPI (as a screen reader user does): the shortcut list reaches
+    the accessibility bus as an announcement event, which is what Orca/NVDA speak."""
+    from app.shortcuts import help_lines
+
+    report = read_over_atspi(tmp_path, lang, "--press", APP.get("help", lang))
+    assert report["found"] and report["pressed"], report
+    said = report["announcements"]
+    assert said, report
+    assert said[-1].startswith(APP.get("shortcuts_intro", lang)), said
+    assert all(line in said[-1] for line in help_lines(lang)[1:]), said[-1]
+
+
+@pytest.mark.xvfb
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_screen_reader_finds_the_main_controls_over_atspi(tmp_path, lang):
+    report = read_over_atspi(tmp_path, lang)
     assert report["found"], report
     nodes = report["nodes"]
     by_name = {name: role for role, name, _desc in nodes}
