@@ -42,6 +42,44 @@ def test_observe_matches_the_world(adb_device, sim_phone):
     assert {"state_tree_s", "capture_s", "observe_s"} <= set(adb_device.timings)
 
 
+@pytest.mark.parametrize(("fmt", "header"), [(1, 16), (1, 12), (2, 16), (5, 16)])
+def test_raw_capture_reads_each_pixel_format_and_header(adb_device, sim_phone, fmt, header):
+    sim_phone.raw_format, sim_phone.raw_header = fmt, header
+    obs = adb_device.observe()
+    assert adb_device.capture == "raw" and obs.source == "screencap"
+    assert ImageChops.difference(obs.screenshot, sim_phone.world.screenshot()).getbbox() is None
+
+
+def test_a_raw_format_we_do_not_read_switches_to_png_for_good(adb_device, sim_phone):
+    sim_phone.raw_format = 4  # RGB_565
+    obs = adb_device.observe()
+    assert adb_device.capture == "png" and adb_device.capture_retries == 0
+    assert ImageChops.difference(obs.screenshot, sim_phone.world.screenshot()).getbbox() is None
+    captures: list[str] = []
+    exec_out = adb_device.exec_out
+    adb_device.exec_out = lambda command, *args, **kwargs: captures.append(command) or exec_out(command, *args, **kwargs)
+    adb_device.observe()
+    assert captures == ["screencap -p"]  # no raw attempt any more
+
+
+def test_decode_raw_screencap_refuses_what_is_not_a_whole_screen():
+    import struct
+
+    from harness.adb import RawFormatUnsupported, decode_raw_screencap
+
+    pixels = bytes([10, 20, 30, 255]) * 6
+    image = decode_raw_screencap(struct.pack("<IIII", 3, 2, 1, 0) + pixels)
+    assert image.mode == "RGB" and image.size == (3, 2) and image.getpixel((2, 1)) == (10, 20, 30)
+    assert decode_raw_screencap(struct.pack("<III", 3, 2, 5) + pixels).getpixel((0, 0)) == (30, 20, 10)  # BGRA
+    for bad, message in ((struct.pack("<IIII", 3, 2, 1, 0) + pixels[:-5], "not 40"), (b"\x01\x02", "too short"),
+                         (struct.pack("<IIII", 0, 2, 1, 0), "impossible size"),
+                         (struct.pack("<IIII", 99_999, 2, 1, 0), "impossible size")):
+        with pytest.raises(ValueError, match=message):
+            decode_raw_screencap(bad)
+    with pytest.raises(RawFormatUnsupported, match="pixel format 4"):
+        decode_raw_screencap(struct.pack("<IIII", 3, 2, 4, 0) + pixels)
+
+
 def _script() -> list[Action]:
     return [
         Action.open_app("Settings"),

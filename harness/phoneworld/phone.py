@@ -138,6 +138,10 @@ class SimPhone:
         self.lock = threading.RLock()
         self.fs = VirtualFS()
         self.faults = ScreenFaults()
+        # How raw `screencap` answers: pixel format 1 = RGBA_8888 (2 RGBX, 4 RGB_565, 5 BGRA) and the
+        # header length (16 since Android 9, with a colour space; 12 before). Tests change them.
+        self.raw_format = 1
+        self.raw_header = 16
         self.ime = ImeRegistry(adb_keyboard=adb_keyboard)
         self.shell = Shell(self)
         self.services = PhoneServices(self.shell, self.fs)

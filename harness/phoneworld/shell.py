@@ -452,8 +452,16 @@ class Shell:
             image.save(buf, format="PNG", compress_level=1)
             data = buf.getvalue()
         else:
-            rgba = image.convert("RGBA").tobytes()
-            data = struct.pack("<IIII", image.width, image.height, 1, 0) + rgba
+            fmt, header = self.phone.raw_format, self.phone.raw_header
+            if fmt == 4:  # RGB_565, two bytes a pixel
+                import numpy as np
+
+                rgb = np.asarray(image.convert("RGB"), np.uint16)
+                pixels = (((rgb[..., 0] >> 3) << 11) | ((rgb[..., 1] >> 2) << 5) | (rgb[..., 2] >> 3)).astype("<u2").tobytes()
+            else:
+                pixels = image.convert("RGBA").tobytes("raw", "BGRA" if fmt == 5 else "RGBA")
+            head = struct.pack("<III", image.width, image.height, fmt) + (struct.pack("<I", 0) if header == 16 else b"")
+            data = head + pixels
         if faults.take_truncate():
             log.info("screencap: truncating (fault)")
             data = data[: len(data) // 3]
