@@ -296,10 +296,15 @@ def decode_raw_screencap(data: bytes) -> Any:
         raise RawFormatUnsupported(f"raw screenshot in pixel format {fmt}")
     body = width * height * 4
     header = next((h for h in (16, 12) if len(data) == h + body), None)
-    if header is None:
-        raise ValueError(f"raw screenshot of {width}x{height} has {len(data)} bytes, not {16 + body} "
-                         f"(truncated or padded)")
-    return Image.frombytes("RGB", (width, height), data[header:], "raw", RAW_FORMATS[fmt])
+    if header is not None:
+        return Image.frombytes("RGB", (width, height), data[header:], "raw", RAW_FORMATS[fmt])
+    # Some phones pad each row to an aligned stride: whole rows, each longer than the picture is wide.
+    for h in (16, 12):
+        stride, extra = divmod(len(data) - h, height * 4)
+        if extra == 0 and width < stride <= width + 256:
+            padded = Image.frombytes("RGB", (stride, height), data[h:], "raw", RAW_FORMATS[fmt])
+            return padded.crop((0, 0, width, height))
+    raise ValueError(f"raw screenshot of {width}x{height} has {len(data)} bytes, not {16 + body} (truncated)")
 
 
 def _all_black(image: Any) -> bool:

@@ -71,6 +71,10 @@ def test_decode_raw_screencap_refuses_what_is_not_a_whole_screen():
     image = decode_raw_screencap(struct.pack("<IIII", 3, 2, 1, 0) + pixels)
     assert image.mode == "RGB" and image.size == (3, 2) and image.getpixel((2, 1)) == (10, 20, 30)
     assert decode_raw_screencap(struct.pack("<III", 3, 2, 5) + pixels).getpixel((0, 0)) == (30, 20, 10)  # BGRA
+    # rows padded to a stride of 4 pixels: the padding is cut off, not read as picture
+    padded = b"".join(bytes([10, 20, 30, 255]) * 3 + bytes([255, 0, 0, 255]) for _ in range(2))
+    image = decode_raw_screencap(struct.pack("<IIII", 3, 2, 1, 0) + padded)
+    assert image.size == (3, 2) and set(image.getdata()) == {(10, 20, 30)}
     for bad, message in ((struct.pack("<IIII", 3, 2, 1, 0) + pixels[:-5], "not 40"), (b"\x01\x02", "too short"),
                          (struct.pack("<IIII", 0, 2, 1, 0), "impossible size"),
                          (struct.pack("<IIII", 99_999, 2, 1, 0), "impossible size")):
