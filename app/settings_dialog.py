@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.agent import AgentChoice, AgentKind
+from app.agent import AgentChoice, AgentKind, check_server_address
 from app.strings import tr
 from assistant_core.errors import SettingsError
 from assistant_core.safety import MANDATORY_CONFIRM, OPTIONAL_CONFIRM, Category, category_phrase
@@ -254,8 +254,11 @@ class CaregiverSettingsDialog(QDialog):
     def _collect(self) -> tuple[CaregiverSettings, AgentChoice]:
         kind = AgentKind(self.agent_kind.currentData())
         server = self.server.text().strip()
-        if kind is AgentKind.SERVER and not server.startswith(("http://", "https://")):
-            raise SettingsError(tr("cs_server_bad", self.lang))
+        if kind is AgentKind.SERVER:
+            try:
+                server = check_server_address(server)  # the same check as the setup wizard's
+            except ValueError:
+                raise SettingsError(tr("cs_server_bad", self.lang)) from None
         settings = replace(
             self.initial,
             allowed_apps=frozenset(self.allowed_packages()),
