@@ -294,17 +294,15 @@ def decode_raw_screencap(data: bytes) -> Any:
         raise ValueError(f"raw screenshot with an impossible size {width}x{height}")
     if fmt not in RAW_FORMATS:
         raise RawFormatUnsupported(f"raw screenshot in pixel format {fmt}")
-    body = width * height * 4
-    header = next((h for h in (16, 12) if len(data) == h + body), None)
-    if header is not None:
-        return Image.frombytes("RGB", (width, height), data[header:], "raw", RAW_FORMATS[fmt])
-    # Some phones pad each row to an aligned stride: whole rows, each longer than the picture is wide.
-    for h in (16, 12):
-        stride, extra = divmod(len(data) - h, height * 4)
-        if extra == 0 and width < stride <= width + 256:
-            padded = Image.frombytes("RGB", (stride, height), data[h:], "raw", RAW_FORMATS[fmt])
-            return padded.crop((0, 0, width, height))
-    raise ValueError(f"raw screenshot of {width}x{height} has {len(data)} bytes, not {16 + body} (truncated)")
+    # Whole rows after a 16- or 12-byte header; some phones pad each row to an aligned stride, which is
+    # cut off rather than read as picture.
+    for header in (16, 12):
+        stride, extra = divmod(len(data) - header, height * 4)
+        if extra == 0 and width <= stride <= width + 256:
+            image = Image.frombytes("RGB", (stride, height), data[header:], "raw", RAW_FORMATS[fmt])
+            return image if stride == width else image.crop((0, 0, width, height))
+    raise ValueError(f"raw screenshot of {width}x{height} has {len(data)} bytes, not {16 + width * height * 4} "
+                     "(truncated)")
 
 
 def _all_black(image: Any) -> bool:

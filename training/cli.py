@@ -243,8 +243,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from training.runs import RunFolder
 
     config = _config(EvalConfig, args.config, policy=args.policy, script=args.script, model=args.model,
-                     adapter=args.adapter,
-                     endpoint=args.endpoint, tasks=list(args.tasks) if args.tasks else None,
+                     adapter=args.adapter, endpoint=args.endpoint, tasks=list(args.tasks) if args.tasks else None,
                      categories=list(args.categories) if args.categories else None,
                      seeds=list(args.seeds) if args.seeds else None, language=args.language,
                      max_steps=args.max_steps, output=args.output, run_name=args.run_name)

@@ -10,8 +10,8 @@ once, behind a lock (concurrent callers wait for the same load), optionally in a
 `LoadProgress` callbacks. Quantization: CUDA defaults to 4-bit nf4 with double quantization and bf16 compute
 (8-bit, bf16 and fp16 are options); the CPU defaults to fp32, and nf4 there computes in fp32 (a CPU without
 bf16 units runs bf16 about 4x slower). The vision tower and lm_head stay unquantized, and on the CPU so do
-linear layers whose output size bitsandbytes' packed CPU kernel cannot take (`cpu_unpackable_linears`). A LoRA adapter folder
-(peft) is applied on top when given.
+linear layers whose output size bitsandbytes' packed CPU kernel cannot take (`cpu_unpackable_linears`).
+A LoRA adapter folder (peft) is applied on top when given.
 
 Decoding is greedy, up to the profile's `max_new_tokens`. The text is streamed as it is generated to
 `on_thought(chunk)` so the app can say "thinking". Each Proposal records timings (preprocess, prefill,

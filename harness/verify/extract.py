@@ -24,7 +24,10 @@ HOUR_WORDS = {w: i for i, w in enumerate(
     ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"), start=1)}
 _MINUTE_WORDS = {"o five": 5, "oh five": 5, "ten": 10, "fifteen": 15, "twenty": 20, "twenty five": 25, "thirty": 30,
                  "thirty five": 35, "forty": 40, "forty five": 45, "fifty": 50, "fifty five": 55}
-_HOUR_WORD = r"\b(" + "|".join(HOUR_WORDS) + r")\b"
+_HOUR_WORD = re.compile(r"\b(" + "|".join(HOUR_WORDS) + r")\b")
+# "six thirty", "seven-fifteen": an hour word and a minute word
+_HOUR_MINUTE_WORDS = re.compile(_HOUR_WORD.pattern + r"[ -](" + "|".join(
+    sorted((m.replace(" ", "[ -]") for m in _MINUTE_WORDS), key=len, reverse=True)) + r")\b")
 _ZH_CLOCK = re.compile(
     r"(凌晨|早上|早晨|上午|中午|下午|傍晚|晚上)?\s*(\d{1,2})\s*(?:[:：](\d{2})|点(?:\s*(\d{1,2})\s*(分|刻)?|半)?)")
 _AMPM = r"(?:\s*(?P<ampm>[ap])\.?\s*m\b\.?)"
@@ -84,14 +87,22 @@ def parse_clock(text: str) -> str | None:
     return _en_clock(text)
 
 
+def _folded(text: str) -> str:
+    """Lower-cased, one space between words, typographic apostrophes made plain."""
+    return " ".join((text or "").casefold().replace("\u2019", "'").split())
+
+
+def _hour_words_as_digits(text: str) -> str:
+    return _HOUR_WORD.sub(lambda m: str(HOUR_WORDS[m.group(1)]), text)
+
+
 def _en_clock(text: str) -> str | None:
-    t = " ".join(text.casefold().replace("\u2019", "'").split())
+    t = _folded(text)
     t = re.sub(r"\bnoon\b|\bmidday\b", "12:00", t)
     t = re.sub(r"\bmidnight\b", "0:00", t)
-    minutes = "|".join(sorted((m.replace(" ", "[ -]") for m in _MINUTE_WORDS), key=len, reverse=True))
-    t = re.sub(_HOUR_WORD + r"[ -](" + minutes + r")\b",
-               lambda m: f"{HOUR_WORDS[m.group(1)]}:{_MINUTE_WORDS[re.sub('[ -]', ' ', m.group(2))]:02d}", t)
-    t = re.sub(_HOUR_WORD, lambda m: str(HOUR_WORDS[m.group(1)]), t)
+    t = _HOUR_MINUTE_WORDS.sub(
+        lambda m: f"{HOUR_WORDS[m.group(1)]}:{_MINUTE_WORDS[re.sub('[ -]', ' ', m.group(2))]:02d}", t)
+    t = _hour_words_as_digits(t)
     bare = re.fullmatch(r"\s*(?:at\s+|for\s+)?(\d{1,2})(?:[:.](\d{2}))?\s*[.!]?\s*", t)
     if bare:  # only a time, as a pattern captured it: "7", "at 7", "6.30"
         return _ok(int(bare.group(1)), int(bare.group(2) or 0))
@@ -222,10 +233,10 @@ def _stem(word: str) -> str:
 
 def _gist(text: str) -> tuple[set[str], set[str], bool]:
     """(content tokens, numbers, negated) of a message."""
-    t = " ".join((text or "").casefold().replace("\u2019", "'").split())
+    t = _folded(text)
     for pattern, repl in _CONTRACTIONS:
         t = re.sub(pattern, repl, t)
-    t = re.sub(_HOUR_WORD, lambda m: str(HOUR_WORDS[m.group(1)]), t)
+    t = _hour_words_as_digits(t)
     # Chinese numerals become digits, except a lone 一 ("晚一点到": a little, not one o'clock)
     t = re.sub(r"[零一二两三四五六七八九十]{2,}|[零二两三四五六七八九十]", lambda m: _zh_number(m.group(0)), t)
     content: set[str] = set()
