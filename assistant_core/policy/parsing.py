@@ -48,6 +48,12 @@ from assistant_core.policy.profiles import ModelProfile, get_profile
 from assistant_core.types import Action, ActionError, ActionKind, Button
 
 MAX_WAIT_MS = 60_000
+# A reply longer than this is refused before any parsing (a phone step's reply is a few thousand characters;
+# a hostile or broken server could send megabytes, and lenient parsing is not linear on every input).
+MAX_REPLY_CHARS = 200_000
+# A model coordinate further than this from the grid is not a point on the screen but garbage (or an attack:
+# 1e308 overflowed the pixel arithmetic); refused rather than clamped.
+MAX_GRID_REACH = 1_000_000
 MAX_PRESS_MS = 10_000
 MAX_GESTURE_MS = 10_000
 
@@ -143,6 +149,9 @@ def parse_reply(text: str, width: int, height: int, profile: str | ModelProfile 
         raise PolicyOutputError(f"the reply must be text, got {type(text).__name__}")
     if not text.strip():
         raise PolicyOutputError("the reply is empty: expected <think>...</think> and one <tool_call>", raw_text="")
+    if len(text) > MAX_REPLY_CHARS:
+        raise PolicyOutputError(f"the reply is too long ({len(text):,} characters, at most {MAX_REPLY_CHARS:,}): "
+                                "think briefly and give one tool call", raw_text=text[:2000])
     try:
         return _parse(text, _Grid(width, height, prof.grid))
     except PolicyOutputError as error:
@@ -151,6 +160,9 @@ def parse_reply(text: str, width: int, height: int, profile: str | ModelProfile 
         raise
     except RecursionError:
         raise PolicyOutputError("the tool call is nested too deeply to read", raw_text=text) from None
+    except (ValueError, OverflowError, TypeError, MemoryError) as error:
+        # Last line of defence: whatever the checks below missed is still a bad reply, not a crash.
+        raise PolicyOutputError(f"the reply could not be read ({type(error).__name__})", raw_text=text) from None
 
 
 # --- structure: find the thought and the call --------------------------------------------------------
@@ -163,10 +175,15 @@ class _Grid:
     grid: int
 
     def x(self, value: float) -> int:
-        return _clamp(round(value * self.width / self.grid), self.width)
+        return _clamp(round(self._reach(value) * self.width / self.grid), self.width)
 
     def y(self, value: float) -> int:
-        return _clamp(round(value * self.height / self.grid), self.height)
+        return _clamp(round(self._reach(value) * self.height / self.grid), self.height)
+
+    def _reach(self, value: float) -> float:
+        if not -MAX_GRID_REACH <= value <= MAX_GRID_REACH:
+            raise PolicyOutputError(f"the coordinate {value:g} is out of range: use 0-{self.grid}")
+        return value
 
 
 def _clamp(v: int, size: int) -> int:
@@ -455,6 +472,8 @@ def _loads_any(s: str) -> Any:
             last_error = f"{error.msg} at character {error.pos}"
         except RecursionError:
             raise PolicyOutputError("the JSON is nested too deeply") from None
+        except ValueError:  # an integer of more than 4,300 digits
+            raise PolicyOutputError("the JSON holds a number that is too long") from None
     try:  # Python literals: single quotes, True/False/None.
         value = ast.literal_eval(quoted)
         if isinstance(value, dict | list | str | int | float):
