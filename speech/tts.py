@@ -6,7 +6,8 @@ stops speech.
 - `PiperEngine` speaks with piper (en: en_US-joe-medium from its wheel; zh: zh_CN-huayan-medium once it has
   been downloaded into the model cache). `EspeakEngine` speaks with the espeak-ng program (Chinese through
   pinyin with tone numbers, the only input espeak-ng 1.51 reads correctly).
-- `VoiceRouter` picks, per sentence, the voice for its language. When that language's piper voice is
+- `VoiceRouter` runs every sentence through the text front end (`speech.textnorm.normalize`: phone numbers
+  and codes digit by digit, money, times, dates as said) and picks, per sentence, the voice for its language. When that language's piper voice is
   missing it never goes silent: it first says so in the language it *can* speak ("The Chinese voice is not
   installed, so I will read this with the voice I have."), then reads the text with espeak-ng if it can,
   else with the other piper voice.
@@ -34,6 +35,7 @@ from typing import Protocol
 import numpy as np
 
 from assistant_core.i18n import Lang, normalize_lang
+from speech import textnorm
 from speech.audio import AudioSink, play_chunked, resample
 from speech.messages import MESSAGES, ModelMissingError, SpeechError, VoiceUnavailableError
 from speech.models import ModelLocator
@@ -250,7 +252,8 @@ class VoiceRouter:
             sentence_lang = text_language(sentence, default=normalize_lang(lang)) if lang is None else normalize_lang(lang)
             if sentence_lang == "zh" and not _HAN.search(sentence):
                 sentence_lang = text_language(sentence)
-            plans.extend(self._plan_sentence(sentence, sentence_lang))
+            # Every engine hears the same front end: numbers, codes, money, times and dates as said.
+            plans.extend(self._plan_sentence(textnorm.normalize(sentence, sentence_lang), sentence_lang))
         return plans
 
     def _plan_sentence(self, sentence: str, lang: Lang) -> list[Plan]:
