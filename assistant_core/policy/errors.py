@@ -45,6 +45,20 @@ MESSAGES = Catalog("policy", {
     "server_auth": (
         "The model server at {url} refused the API key ({detail}). Check the key in Settings.",
         "位于 {url} 的模型服务器拒绝了 API 密钥（{detail}）。请检查设置中的密钥。"),
+    "server_redirect": (
+        "The model server at {url} tried to send the request to another address ({target}). Nothing was sent "
+        "there. If the server really moved, put its new address in Settings.",
+        "位于 {url} 的模型服务器试图把请求转到另一个地址（{target}）。没有向那里发送任何内容。"
+        "如果服务器确实换了地址，请在设置中填写新地址。"),
+    "server_slow": (
+        "The model server at {url} did not answer within {seconds:.0f} seconds ({detail}). The step was stopped.",
+        "位于 {url} 的模型服务器在 {seconds:.0f} 秒内没有给出回答（{detail}）。这一步已停止。"),
+    "server_too_big": (
+        "The model server at {url} sent a reply larger than {limit_mb:.0f} MB; it was not read to the end.",
+        "位于 {url} 的模型服务器发来的回答超过 {limit_mb:.0f} MB，没有继续读取。"),
+    "server_tls": (
+        "The secure connection to the model server at {url} could not be verified ({detail}). Nothing was sent.",
+        "无法验证与位于 {url} 的模型服务器之间的安全连接（{detail}）。没有发送任何内容。"),
     "not_local": (
         "{title} can only run on a server; set a server address for it in Settings.",
         "{title} 只能在服务器上运行；请在设置中为它填写服务器地址。"),

@@ -15,12 +15,23 @@ Streaming (default) gives the time to the first token (prefill) and the thought 
 Network: connect/read timeouts, retries with exponential backoff (honouring Retry-After) on connection
 errors, timeouts, 429 and 5xx; 401/403 and other 4xx are not retried. What cannot be fixed by retrying
 raises `PolicyUnavailable` with a bilingual message; an unusable reply raises PolicyOutputError.
+
+Hostile or broken servers (the request carries the screenshot, the goal and the history):
+- redirects are never followed to another origin (scheme, host, port): the request is not re-sent, and the
+  message names the target; same-origin redirects (a trailing slash) are followed, at most three;
+- TLS certificates are always verified (`verify=True`), and a failed check is said as such, not retried;
+- one overall deadline per step (`deadline_s`) covers discovery, connect, the first byte, retries and the
+  whole body: a watchdog shuts the socket when it passes, so keep-alive comments or empty deltas every few
+  seconds cannot hold a step open;
+- the reply body is read with a size cap (`max_reply_bytes`).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +47,10 @@ from assistant_core.types import Observation, Proposal, Step
 log = logging.getLogger(__name__)
 
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
+REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
+MAX_REDIRECTS = 3
+DEFAULT_DEADLINE_S = 180.0
+DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 
 
@@ -68,6 +83,60 @@ class _Stream:
     chunks: int = 0
 
 
+def origin(url: str) -> tuple[str, str, int]:
+    """(scheme, host, port) of a URL, the port filled in from the scheme."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return scheme, (parts.hostname or "").lower(), port or (443 if scheme == "https" else 80)
+
+
+class _Deadline:
+    """The time left of one step, and a watchdog that cuts a response's socket when it runs out."""
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.ends = time.monotonic() + seconds
+        self.hit = False
+
+    def left(self) -> float:
+        return self.ends - time.monotonic()
+
+    def watch(self, response: Any) -> threading.Timer | None:
+        sock = _socket_of(response)
+        if sock is None:
+            return None
+
+        def cut() -> None:
+            self.hit = True
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+        timer = threading.Timer(max(0.0, self.left()), cut)
+        timer.daemon = True
+        timer.start()
+        return timer
+
+
+def _socket_of(response: Any) -> socket.socket | None:
+    """The socket under a streamed requests response (urllib3 2 / http.client), or None."""
+    raw = getattr(response, "raw", None)
+    for path in (("_connection", "sock"), ("_fp", "fp", "raw", "_sock")):
+        obj: Any = raw
+        for name in path:
+            obj = getattr(obj, name, None)
+        if isinstance(obj, socket.socket):
+            return obj
+    return None
+
+
 def chat_completions_url(base_url: str) -> str:
     base = base_url.rstrip("/")
     if base.endswith("/chat/completions"):
@@ -88,6 +157,7 @@ class RemotePolicy:
     def __init__(self, base_url: str, *, profile: str | ModelProfile | None = None, model: str | None = None,
                  api_key: str | None = None, connect_timeout: float = 5.0, read_timeout: float = 300.0,
                  retries: int = 3, backoff_s: float = 1.0, max_backoff_s: float = 10.0, stream: bool = True,
+                 deadline_s: float = DEFAULT_DEADLINE_S, max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES,
                  max_new_tokens: int | None = None, max_pixels: int | None = None, lang: str = "en",
                  extra_body: dict[str, Any] | None = None, on_thought: Callable[[str], None] | None = None,
                  session: Any = None, sleep: Callable[[float], None] = time.sleep):
@@ -102,6 +172,8 @@ class RemotePolicy:
         self.backoff_s = backoff_s
         self.max_backoff_s = max_backoff_s
         self.stream = stream
+        self.deadline_s = float(deadline_s)
+        self.max_reply_bytes = int(max_reply_bytes)
         self.max_new_tokens = max_new_tokens or self.profile.max_new_tokens
         self.max_pixels = max_pixels
         self.lang = lang
@@ -118,23 +190,28 @@ class RemotePolicy:
             headers["Authorization"] = f"Bearer {self.api_key}"
         return headers
 
-    def _request(self, method: str, url: str, *, body: dict | None = None, stream: bool = False):
-        """One HTTP call with retries; returns (response, attempts). Raises PolicyUnavailable."""
+    def _request(self, method: str, url: str, *, body: dict | None = None, deadline: _Deadline | None = None):
+        """One HTTP call with retries, streamed; returns (response, attempts). Raises PolicyUnavailable."""
         import requests
 
+        deadline = deadline or _Deadline(self.deadline_s)
         last = ""
         for attempt in range(self.retries + 1):
             wait = min(self.max_backoff_s, self.backoff_s * 2**attempt)
             try:
-                response = self.session.request(method, url, json=body, headers=self._headers(),
-                                                timeout=self.timeout, stream=stream)
+                response = self._send(method, url, body, deadline)
+            except requests.exceptions.SSLError as error:
+                raise unavailable("server_tls", url=url, detail=_short(error)) from None
             except (requests.ConnectionError, requests.Timeout) as error:
-                last = f"{type(error).__name__}: {error}"[:300]
+                if deadline.left() <= 0:
+                    raise self._slow(url, deadline, "no answer") from None
+                last = _short(error)
                 log.warning("request to %s failed (attempt %d/%d): %s", url, attempt + 1, self.retries + 1, last)
             else:
                 if response.status_code < 400:
                     return response, attempt + 1
-                detail = self._error_detail(response)
+                detail = self._error_detail(response, deadline)
+                response.close()
                 if response.status_code in (401, 403):
                     raise unavailable("server_auth", url=url, detail=f"HTTP {response.status_code} {detail}")
                 if response.status_code not in RETRY_STATUS:
@@ -145,32 +222,109 @@ class RemotePolicy:
                     wait = min(self.max_backoff_s, float(retry_after))
                 log.warning("server %s answered %s (attempt %d/%d)", url, last, attempt + 1, self.retries + 1)
             if attempt < self.retries:
+                if deadline.left() <= wait:
+                    raise self._slow(url, deadline, last)
                 self._sleep(wait)
         if last.startswith("HTTP"):
             raise unavailable("server_error", url=url, detail=f"{last} after {self.retries + 1} attempts")
         raise unavailable("server_unreachable", url=url, detail=f"{last} after {self.retries + 1} attempts")
 
-    @staticmethod
-    def _error_detail(response: Any) -> str:
+    def _send(self, method: str, url: str, body: dict | None, deadline: _Deadline):
+        """One request, redirects followed by hand and only within the origin of `url`."""
+        import requests
+
+        target = url
+        for _ in range(MAX_REDIRECTS + 1):
+            left = deadline.left()
+            if left <= 0:
+                raise requests.Timeout("the step's deadline passed")
+            response = self.session.request(method, target, json=body, headers=self._headers(), stream=True,
+                                            timeout=(min(self.timeout[0], left), min(self.timeout[1], left)),
+                                            allow_redirects=False, verify=True)
+            if response.status_code not in REDIRECT_STATUS:
+                return response
+            location = response.headers.get("Location", "")
+            response.close()
+            from urllib.parse import urljoin
+
+            nxt = urljoin(target, location)
+            if not location or origin(nxt) != origin(url):
+                log.warning("refused a redirect from %s to %r", target, location)
+                raise unavailable("server_redirect", url=url, target=(location or "nowhere")[:200])
+            if response.status_code == 303:
+                method, body = "GET", None
+            target = nxt
+        raise unavailable("server_error", url=url, detail=f"more than {MAX_REDIRECTS} redirects")
+
+    def _slow(self, url: str, deadline: _Deadline, detail: str) -> PolicyUnavailable:
+        return unavailable("server_slow", url=url, seconds=deadline.seconds, detail=detail or "no answer")
+
+    def _body(self, response: Any, url: str, deadline: _Deadline) -> bytes:
+        """The whole (non-streamed) body, within the deadline and the size cap."""
+        import requests
+
+        data = bytearray()
+        timer = deadline.watch(response)
         try:
-            data = response.json()
+            for chunk in response.iter_content(chunk_size=65536):
+                data += chunk
+                if len(data) > self.max_reply_bytes:
+                    raise self._too_big(url)
+                if deadline.left() <= 0:
+                    raise self._slow(url, deadline, f"{len(data):,} bytes read")
+        except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError) as error:
+            if deadline.hit or deadline.left() <= 0:
+                raise self._slow(url, deadline, f"{len(data):,} bytes read") from None
+            raise unavailable("server_unreachable", url=url, detail=f"reply broke: {_short(error)}") from None
+        finally:
+            if timer is not None:
+                timer.cancel()
+        if deadline.hit:
+            raise self._slow(url, deadline, f"{len(data):,} bytes read")
+        return bytes(data)
+
+    def _too_big(self, url: str) -> PolicyUnavailable:
+        return unavailable("server_too_big", url=url, limit_mb=self.max_reply_bytes / 1024 / 1024)
+
+    @staticmethod
+    def _error_detail(response: Any, deadline: _Deadline) -> str:
+        """What an error reply says: its first 64 KB at most, read within the deadline."""
+        timer = deadline.watch(response)
+        try:
+            raw = next(response.iter_content(chunk_size=65536), b"")
+        except Exception:  # a broken error body must not hide the status
+            raw = b""
+        finally:
+            if timer is not None:
+                timer.cancel()
+        try:
+            data = json.loads(raw)
             error = data.get("error", data) if isinstance(data, dict) else data
             message = error.get("message", error) if isinstance(error, dict) else error
             return str(message)[:300]
         except ValueError:
-            return (response.text or response.reason or "")[:300]
+            return (raw.decode("utf-8", errors="replace") or response.reason or "")[:300]
 
-    def list_models(self) -> list[str]:
-        response, _ = self._request("GET", models_url(self.base_url))
+    def list_models(self, deadline: _Deadline | None = None) -> list[str]:
+        deadline = deadline or _Deadline(self.deadline_s)
+        url = models_url(self.base_url)
+        response, _ = self._request("GET", url, deadline=deadline)
         try:
-            return [m["id"] for m in response.json().get("data", [])]
+            raw = self._body(response, url, deadline)
+        finally:
+            response.close()
+        try:
+            return [str(m["id"]) for m in json.loads(raw).get("data", [])]
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise unavailable("server_error", url=self.base_url, detail=f"bad /models reply: {error}") from None
 
     @property
     def model(self) -> str:
+        return self._discover(None)
+
+    def _discover(self, deadline: _Deadline | None) -> str:
         if self._model is None:
-            models = self.list_models()
+            models = self.list_models(deadline)
             if not models:
                 raise unavailable("server_error", url=self.base_url, detail="the server lists no models")
             self._model = models[0]
@@ -180,36 +334,42 @@ class RemotePolicy:
     # --- completion --------------------------------------------------------------------------------
 
     def complete(self, prompt: ChatPrompt, *, max_new_tokens: int | None = None) -> RemoteReply:
-        body: dict[str, Any] = {"model": self.model, "messages": prompt.openai_messages(), "temperature": 0.0,
+        deadline = _Deadline(self.deadline_s)
+        body: dict[str, Any] = {"model": self._discover(deadline), "messages": prompt.openai_messages(), "temperature": 0.0,
                                 "top_p": 1.0, "max_tokens": max_new_tokens or self.max_new_tokens,
                                 "stream": self.stream, **self.extra_body}
         if self.stream:
             body["stream_options"] = {"include_usage": True}
         url = chat_completions_url(self.base_url)
         started = time.perf_counter()
-        response, attempts = self._request("POST", url, body=body, stream=self.stream)
+        response, attempts = self._request("POST", url, body=body, deadline=deadline)
         try:
             if self.stream:
-                state = self._read_stream(response, url)
+                state = self._read_stream(response, url, deadline)
             else:
-                state = self._read_plain(response, url)
+                state = self._read_plain(self._body(response, url, deadline), url)
         finally:
             response.close()
         usage = state.usage or {}
         return RemoteReply(content="".join(state.content), reasoning="".join(state.reasoning),
-                           finish_reason=state.finish_reason or "", completion_tokens=usage.get("completion_tokens"),
-                           prompt_tokens=usage.get("prompt_tokens"),
+                           finish_reason=state.finish_reason or "",
+                           completion_tokens=_count(usage.get("completion_tokens")),
+                           prompt_tokens=_count(usage.get("prompt_tokens")),
                            first_token_s=None if state.first_token_at is None else state.first_token_at - started,
                            total_s=time.perf_counter() - started, attempts=attempts)
 
-    def _read_plain(self, response: Any, url: str) -> _Stream:
+    def _read_plain(self, raw: bytes, url: str) -> _Stream:
         try:
-            data = response.json()
+            data = json.loads(raw)
             choice = data["choices"][0]
             message = choice.get("message") or {}
-        except (ValueError, KeyError, IndexError, TypeError) as error:
+            if not isinstance(choice, dict) or not isinstance(message, dict):
+                raise TypeError("choices[0].message is not an object")
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError) as error:
             raise unavailable("server_error", url=url, detail=f"not a chat completion: {error}") from None
-        state = _Stream(finish_reason=str(choice.get("finish_reason") or ""), usage=data.get("usage") or {})
+        usage = data.get("usage")
+        state = _Stream(finish_reason=str(choice.get("finish_reason") or ""),
+                        usage=usage if isinstance(usage, dict) else {})
         state.content.append(str(message.get("content") or ""))
         for name in REASONING_FIELDS:
             if message.get(name):
@@ -217,8 +377,14 @@ class RemotePolicy:
                 break
         return state
 
-    def _events(self, response: Any) -> Iterator[dict[str, Any]]:
+    def _events(self, response: Any, url: str, deadline: _Deadline) -> Iterator[dict[str, Any]]:
+        received = 0
         for raw in response.iter_lines(decode_unicode=False):
+            received += len(raw) + 1
+            if received > self.max_reply_bytes:
+                raise self._too_big(url)
+            if deadline.left() <= 0:
+                raise self._slow(url, deadline, f"still streaming after {received:,} bytes")
             if not raw:
                 continue
             line = raw.decode("utf-8", errors="replace").strip()
@@ -232,18 +398,24 @@ class RemotePolicy:
             except json.JSONDecodeError:
                 log.warning("skipping a malformed stream event: %.100s", payload)
 
-    def _read_stream(self, response: Any, url: str) -> _Stream:
+    def _read_stream(self, response: Any, url: str, deadline: _Deadline) -> _Stream:
         import requests
 
         state = _Stream()
+        timer = deadline.watch(response)
         try:
-            for event in self._events(response):
+            for event in self._events(response, url, deadline):
+                if not isinstance(event, dict):
+                    continue
                 if event.get("error"):
                     raise unavailable("server_error", url=url, detail=str(event["error"])[:300])
-                if event.get("usage"):
+                if isinstance(event.get("usage"), dict):
                     state.usage = event["usage"]
-                for choice in event.get("choices") or []:
-                    delta = choice.get("delta") or {}
+                choices = event.get("choices")
+                for choice in choices if isinstance(choices, list) else []:
+                    if not isinstance(choice, dict):
+                        continue
+                    delta = choice.get("delta") if isinstance(choice.get("delta"), dict) else {}
                     pieces = [(state.content, delta.get("content"))]
                     pieces += [(state.reasoning, delta.get(name)) for name in REASONING_FIELDS]
                     for bucket, piece in pieces:
@@ -255,8 +427,15 @@ class RemotePolicy:
                             self._emit(str(piece))
                     if choice.get("finish_reason"):
                         state.finish_reason = str(choice["finish_reason"])
-        except (requests.ConnectionError, requests.Timeout) as error:
+        except (requests.ConnectionError, requests.Timeout, requests.exceptions.ChunkedEncodingError) as error:
+            if deadline.hit or deadline.left() <= 0:
+                raise self._slow(url, deadline, "the stream did not finish") from None
             raise unavailable("server_unreachable", url=url, detail=f"stream broke: {error}"[:300]) from None
+        finally:
+            if timer is not None:
+                timer.cancel()
+        if deadline.hit:
+            raise self._slow(url, deadline, "the stream did not finish")
         return state
 
     def _emit(self, text: str) -> None:
@@ -301,6 +480,15 @@ class RemotePolicy:
         if reply.prompt_tokens is not None:
             stats["prompt_tokens"] = reply.prompt_tokens
         return Proposal(action=parsed.action, thought=parsed.thought, raw_text=text, timings=timings, stats=stats)
+
+
+def _count(value: Any) -> int | None:
+    """A token count from the server's usage, or None when it is not a plain non-negative integer."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**9 else None
+
+
+def _short(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"[:300]
 
 
 __all__ = ["PolicyUnavailable", "RemotePolicy", "RemoteReply", "chat_completions_url"]
