@@ -69,8 +69,10 @@ TEXT = Catalog(
     "adb",
     {
         "no_server": (
-            "I can't reach the phone connection helper (the adb server). Restart PhoneBuddy and try again.",
-            "我连不上手机连接助手（adb 服务）。请重新启动 PhoneBuddy 后再试。",
+            "I can't reach the phone connection helper (the adb server). PhoneBuddy starts it by itself; if you "
+            "hear this again, ask a caregiver to run \"phonebuddy devices list\" in a terminal to see why.",
+            "我连不上手机连接助手（adb 服务）。手机助手会自动启动它；如果再次听到这条消息，"
+            "请照护人在终端里运行“phonebuddy devices list”查看原因。",
         ),
         "no_device": (
             "No phone is connected. Plug the phone in with a USB cable, or connect it over Wi-Fi, and turn on USB debugging.",
@@ -417,9 +419,19 @@ class AdbDevice:
 
     def _await_online(self) -> bool:
         """Wait out offline/authorizing/connecting for up to reconnect_grace_s. True when back."""
+    def _state_or_gone(self) -> str:
+        """state(), with a vanished adb server (killed mid-run; the device watcher restarts it) as "gone"
+        once this phone has been online, so the run pauses and reconnects instead of failing."""
+        try:
+            return self.state()
+        except NoDeviceError:
+            if self._was_online:
+                return "gone"
+            raise
+
         deadline = self.clock.monotonic() + self.reconnect_grace_s
         while True:
-            state = self.state()
+            state = self._state_or_gone()
             if state == "device":
                 return True
             if state == "unauthorized":
@@ -448,7 +460,7 @@ class AdbDevice:
             log.info("adb: %s; waiting up to %.1f s for the phone", exc, self.reconnect_grace_s)
             back = self._await_online()
             if not back or (cut and not idempotent):
-                if self.state() == "unauthorized":
+                if self._state_or_gone() == "unauthorized":
                     raise DeviceUnauthorized(TEXT["unauthorized"], detail="unauthorized") from exc
                 if self._was_online or cut:
                     raise DeviceDisconnected(TEXT["disconnected"], detail=str(exc)) from exc

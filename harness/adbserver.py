@@ -1,4 +1,15 @@
-"""A private, real adb server, and an adbutils client that can never start one behind our back.
+"""The adb server: the product's own (found or started on the standard address), a private one for tests,
+and an adbutils client that can never start one behind our back.
+
+`AdbServerOwner` is how the app, the wizard and every `phonebuddy` command get a server, as scrcpy and
+Android Studio do: it uses the server answering on the standard address (`server_address()`: 127.0.0.1:5037,
+or ANDROID_ADB_SERVER_ADDRESS / ANDROID_ADB_SERVER_PORT), and when none answers it starts adb's usual
+background server there (`adb -P PORT start-server`: an `adb` on PATH when recent enough, else the one
+adbutils ships), says so once through its `announce` callback, and never starts a second (a file lock
+per port guards two PhoneBuddy processes starting at once). Keys stay in the user's ~/.android.
+Something other than adb on the port, a remote address, or a server that will not start raise
+`AdbServerStartError` with a bilingual message that says what to do. PHONEBUDDY_ADB_START=never turns
+starting off (the test suite sets it).
 
 adbutils, when it cannot reach a server, silently runs `adb start-server` (port 5037, a key in
 ~/.android). `GuardedAdbClient` removes that fallback: an unreachable server raises
@@ -9,8 +20,10 @@ key and state stay in a folder we own, and stops it by its process id.
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -18,15 +31,23 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
 import adbutils
 from adbutils._adb import AdbConnection
 from adbutils.errors import AdbConnectionError, AdbError, AdbTimeout
 
+from assistant_core.i18n import Text
+from assistant_core.types import NoDeviceError
+
 log = logging.getLogger(__name__)
 
 DEFAULT_ADB_PORT = 5037
+MIN_PATH_ADB_VERSION = (31, 0)  # platform-tools 31: wireless pairing, mDNS, track-devices -l
+START_ENV = "PHONEBUDDY_ADB_START"  # "never": do not start a server (the test suite sets it)
 
 
 class AdbServerUnavailable(AdbConnectionError):
@@ -223,3 +244,229 @@ class AdbServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+# --- the product's server: found or started on the standard address -----------------------------------
+
+
+@dataclass(frozen=True)
+class ServerAddress:
+    host: str
+    port: int
+
+    @property
+    def local(self) -> bool:
+        return self.host in ("127.0.0.1", "localhost", "::1", "0.0.0.0")
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def server_address(env: dict[str, str] | None = None) -> ServerAddress:
+    """adb's own convention: ANDROID_ADB_SERVER_ADDRESS (host) and ANDROID_ADB_SERVER_PORT, else
+    127.0.0.1:5037. ANDROID_ADB_SERVER_HOST (an older spelling) is read too."""
+    env = os.environ if env is None else env
+    raw = env.get("ANDROID_ADB_SERVER_PORT", "").strip()
+    port = int(raw) if raw.isdigit() and 0 < int(raw) < 65536 else DEFAULT_ADB_PORT
+    host = (env.get("ANDROID_ADB_SERVER_ADDRESS") or env.get("ANDROID_ADB_SERVER_HOST") or "127.0.0.1").strip()
+    return ServerAddress(host or "127.0.0.1", port)
+
+
+class ServerProbe(StrEnum):
+    ADB = "adb"  # an adb server answers host:version
+    NONE = "none"  # nothing listens there
+    OTHER = "other"  # something listens but does not speak adb
+
+
+def probe_server(host: str, port: int, timeout: float = 2.0) -> ServerProbe:
+    """What answers on host:port: an adb server, nothing, or some other program."""
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except (ConnectionRefusedError, socket.gaierror):
+        return ServerProbe.NONE
+    except OSError:
+        return ServerProbe.NONE
+    with sock:
+        try:
+            sock.sendall(b"000chost:version")
+            status = sock.recv(4)
+        except OSError:
+            return ServerProbe.OTHER
+    return ServerProbe.ADB if status in (b"OKAY", b"FAIL") else ServerProbe.OTHER
+
+
+def adb_version(path: str) -> tuple[int, ...] | None:
+    """The platform-tools version of an adb binary ("Version 36.0.0-..." -> (36, 0, 0)), or None."""
+    try:
+        out = subprocess.run([path, "version"], capture_output=True, text=True, timeout=10,
+                             stdin=subprocess.DEVNULL).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"^Version (\d+)\.(\d+)(?:\.(\d+))?", out, re.MULTILINE)
+    return tuple(int(g) for g in m.groups() if g is not None) if m else None
+
+
+def server_adb(which: Callable[[str], str | None] = shutil.which) -> str:
+    """The adb to start the product's server with: `adb` on PATH when it is platform-tools 31 or later
+    (the user's own, matching what they run by hand), else the one adbutils ships."""
+    found = which("adb")
+    if found:
+        version = adb_version(found)
+        if version is not None and version >= MIN_PATH_ADB_VERSION:
+            return found
+        log.info("adb on PATH (%s, version %s) is too old; using adbutils' own", found, version)
+    candidate = Path(adbutils.__file__).parent / "binaries" / "adb"
+    if candidate.is_file() and os.access(candidate, os.X_OK):
+        return str(candidate)
+    if found:
+        return found
+    raise FileNotFoundError("no adb binary: install adbutils (it ships one) or Android platform-tools")
+
+
+class AdbServerStartError(NoDeviceError):
+    """No adb server answers and none could be started; `message` says why and what to do."""
+
+
+def _server_text(key: str, **kwargs: object) -> Text:
+    from harness.phonestates import STATES
+
+    return STATES[key].format(**kwargs) if kwargs else STATES[key]
+
+
+class AdbServerOwner:
+    """The product's adb server on the standard address: found, or started once (see the module docstring).
+
+    `ensure()` returns a GuardedAdbClient bound to the server, starting one when none answers.
+    `announce(Text)` is called once, before the first start ("Starting the phone connection helper");
+    later restarts (the server killed mid-run) are announced by whoever noticed (the device watcher).
+    `remember(address)` keeps Wi-Fi phones to reconnect after a restart (and at start, when
+    `remembered` holds addresses from before).
+    """
+
+    def __init__(
+        self,
+        address: ServerAddress | None = None,
+        *,
+        adb_path: str | None = None,
+        env: dict[str, str] | None = None,
+        announce: Callable[[Text], None] | None = None,
+        autostart: bool | None = None,
+        socket_timeout: float = 10.0,
+        start_timeout: float = 30.0,
+        remembered: list[str] | None = None,
+    ):
+        self.env = dict(os.environ if env is None else env)
+        self.address = address or server_address(self.env)
+        self._adb_path = adb_path
+        self.announce = announce
+        self.autostart = (self.env.get(START_ENV, "").lower() != "never") if autostart is None else autostart
+        self.socket_timeout = socket_timeout
+        self.start_timeout = start_timeout
+        self.remembered: list[str] = list(remembered or [])
+        self.starts = 0  # servers this owner started (0: it found one)
+        self.last_start_output = ""
+        self._announced = False
+        self._lock = threading.RLock()
+
+    @property
+    def adb_path(self) -> str:
+        if self._adb_path is None:
+            self._adb_path = server_adb()
+        return self._adb_path
+
+    def client(self, socket_timeout: float | None = None) -> GuardedAdbClient:
+        return GuardedAdbClient(self.address.host, self.address.port,
+                                socket_timeout=socket_timeout or self.socket_timeout)
+
+    def running(self) -> bool:
+        return probe_server(self.address.host, self.address.port) is ServerProbe.ADB
+
+    def ensure(self) -> GuardedAdbClient:
+        """A client for the server on our address, started first when none answers. AdbServerStartError
+        when the port holds something else, the address is remote, starting is off, or adb fails."""
+        with self._lock:
+            found = probe_server(self.address.host, self.address.port)
+            if found is ServerProbe.ADB:
+                return self.client()
+            self._refuse_or_start(found)
+            self.reconnect_remembered()
+            return self.client()
+
+    def _refuse_or_start(self, found: ServerProbe) -> None:
+        port = self.address.port
+        if found is ServerProbe.OTHER:
+            raise AdbServerStartError(_server_text("server_port_taken", port=port),
+                                      detail=f"{self.address} answers, but not as an adb server")
+        if not self.address.local:
+            raise AdbServerStartError(_server_text("server_remote", address=str(self.address)),
+                                      detail=f"no adb server at {self.address}")
+        if not self.autostart:
+            raise AdbServerStartError(_server_text("server_off"), detail=f"no adb server at {self.address}")
+        lock_path = Path(tempfile.gettempdir()) / f"phonebuddy-adb-{port}.lock"
+        with open(lock_path, "a+b") as lock_file:  # one starter per port across PhoneBuddy processes
+            fcntl.flock(lock_file, fcntl.LOCK_EX)
+            try:
+                found = probe_server(self.address.host, port)
+                if found is ServerProbe.ADB:  # another process started it while we waited
+                    return
+                if found is ServerProbe.OTHER:
+                    raise AdbServerStartError(_server_text("server_port_taken", port=port),
+                                              detail=f"{self.address} answers, but not as an adb server")
+                self._start()
+            finally:
+                fcntl.flock(lock_file, fcntl.LOCK_UN)
+
+    def _start(self) -> None:
+        port = self.address.port
+        if not self._announced:
+            self._announced = True
+            if self.announce is not None:
+                self.announce(_server_text("server_starting"))
+        env = dict(self.env)
+        env["ANDROID_ADB_SERVER_PORT"] = str(port)
+        try:
+            adb = self.adb_path
+        except FileNotFoundError as exc:
+            raise AdbServerStartError(_server_text("server_failed"), detail=str(exc)) from exc
+        log.info("starting the adb server on port %d with %s", port, adb)
+        # The daemon adb forks keeps whatever it inherits open: give it a file, not a pipe we would wait on.
+        with tempfile.TemporaryFile() as out:
+            try:
+                proc = subprocess.run([adb, "-P", str(port), "start-server"], env=env, stdin=subprocess.DEVNULL,
+                                      stdout=out, stderr=subprocess.STDOUT, timeout=self.start_timeout)
+                code = proc.returncode
+            except (OSError, subprocess.TimeoutExpired) as exc:
+                code = None
+                out.write(f"\n{type(exc).__name__}: {exc}".encode())
+            out.seek(0)
+            self.last_start_output = out.read().decode("utf-8", "replace").strip()
+        deadline = time.monotonic() + 5.0
+        while True:
+            found = probe_server(self.address.host, port)
+            if found is ServerProbe.ADB:
+                self.starts += 1
+                log.info("adb server started on port %d (%s)", port, self.last_start_output.replace("\n", " | "))
+                return
+            if found is ServerProbe.OTHER:
+                raise AdbServerStartError(_server_text("server_port_taken", port=port), detail=self.last_start_output)
+            if code is None or time.monotonic() > deadline:
+                raise AdbServerStartError(_server_text("server_failed"),
+                                          detail=f"adb start-server exited {code}: {self.last_start_output[-500:]}")
+            time.sleep(0.1)
+
+    def remember(self, address: str) -> None:
+        """A Wi-Fi phone to reconnect whenever the server is (re)started."""
+        if address not in self.remembered:
+            self.remembered.append(address)
+
+    def reconnect_remembered(self) -> list[str]:
+        """`adb connect` every remembered Wi-Fi phone; returns those that answered."""
+        back = []
+        client = self.client(socket_timeout=5.0)
+        for address in list(self.remembered):
+            try:
+                if "connected to" in client.connect(address, timeout=5.0):
+                    back.append(address)
+            except (AdbError, OSError) as exc:
+                log.info("remembered phone %s did not answer: %s", address, exc)
+        return back

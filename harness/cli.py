@@ -1,19 +1,22 @@
 """`phonebuddy devices`: phones over ADB.
 
-    phonebuddy devices list                 # USB and Wi-Fi phones the adb server knows, with their state
-    phonebuddy devices connect HOST:PORT    # adb connect (Wi-Fi debugging, or `phonebuddy world serve`)
-    phonebuddy devices info [--serial S]    # model, screen, foreground app, lock state, apps
+    phonebuddy devices list                     # USB and Wi-Fi phones, their state, and what to do next
+    phonebuddy devices connect HOST:PORT        # adb connect (Wi-Fi debugging, or `phonebuddy world serve`)
+    phonebuddy devices pair HOST:PORT CODE      # wireless debugging: pair with the six-digit code, once
+    phonebuddy devices info [--serial S]        # model, screen, foreground app, lock state, apps
+    phonebuddy devices watch                    # say every plug, unplug and state change until Ctrl-C
 
-Talks to the adb server at --adb-host/--adb-port (default: ANDROID_ADB_SERVER_PORT or 5037) and never
-starts one itself: when none answers it says so and how to start one. `--lang zh` prints messages in
-Chinese. Exit status: 0 ok, 1 device problem, 2 bad input.
+Uses the adb server on the standard address (127.0.0.1:5037, or ANDROID_ADB_SERVER_ADDRESS /
+ANDROID_ADB_SERVER_PORT; --adb-host/--adb-port override them). When none answers it starts one there
+(harness.adbserver.AdbServerOwner), says so on stderr, and later calls find that same server. Messages
+are the spoken ones (harness.phonestates); `--lang zh` prints them in Chinese. Exit status: 0 ok,
+1 device or server problem, 2 bad input.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 EXIT_OK, EXIT_DEVICE, EXIT_BAD_INPUT = 0, 1, 2
@@ -21,17 +24,35 @@ EXIT_OK, EXIT_DEVICE, EXIT_BAD_INPUT = 0, 1, 2
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="phonebuddy devices", description="Phones over ADB.")
-    p.add_argument("--adb-host", default=os.environ.get("ANDROID_ADB_SERVER_HOST", "127.0.0.1"))
-    p.add_argument("--adb-port", type=int, default=int(os.environ.get("ANDROID_ADB_SERVER_PORT", "5037") or 5037))
+    p.add_argument("--adb-host", default=None, help="adb server host (default: ANDROID_ADB_SERVER_ADDRESS or 127.0.0.1)")
+    p.add_argument("--adb-port", type=int, default=None, help="adb server port (default: ANDROID_ADB_SERVER_PORT or 5037)")
     p.add_argument("--lang", choices=("en", "zh"), default="en")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     sub = p.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="list phones and their state")
+    sub.add_parser("list", help="list phones, their state and what to do")
     connect = sub.add_parser("connect", help="adb connect HOST:PORT")
     connect.add_argument("address")
+    pair = sub.add_parser("pair", help="pair with a phone's wireless debugging (HOST:PORT CODE)")
+    pair.add_argument("address")
+    pair.add_argument("code")
+    sub.add_parser("mdns", help="phones advertising wireless debugging on this network")
     info = sub.add_parser("info", help="describe one phone")
     info.add_argument("--serial", help="which phone (default: the only one)")
+    watch = sub.add_parser("watch", help="say every change until Ctrl-C")
+    watch.add_argument("--seconds", type=float, default=0, help="stop after this long (0: until Ctrl-C)")
     return p
+
+
+def _owner(args: argparse.Namespace):
+    from harness.adbserver import AdbServerOwner, ServerAddress, server_address
+
+    default = server_address()
+    address = ServerAddress(args.adb_host or default.host, args.adb_port or default.port)
+
+    def announce(text) -> None:
+        print(f"{text.get(args.lang)} (adb server, {address})", file=sys.stderr, flush=True)
+
+    return AdbServerOwner(address, announce=announce)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,24 +62,49 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK if exc.code == 0 else EXIT_BAD_INPUT
     from assistant_core.types import DeviceError
     from harness.adb import connect, list_devices, open_device
-    from harness.adbserver import GuardedAdbClient
+    from harness.phonestates import instruction_for, state_instruction
 
-    client = GuardedAdbClient(args.adb_host, args.adb_port, socket_timeout=10)
+    owner = _owner(args)
     try:
+        if args.command == "watch":
+            return _watch(owner, args)
+        if args.command == "pair":
+            from harness.devicewatch import pair
+
+            answer = pair(owner, args.address, args.code)
+            print(json.dumps({"paired": args.address, "answer": answer}) if args.json else answer)
+            return EXIT_OK
+        if args.command == "mdns":
+            from harness.devicewatch import mdns_services
+
+            found = mdns_services(owner)
+            print(json.dumps(found) if args.json else "\n".join("\t".join(f) for f in found))
+            return EXIT_OK
+        client = owner.ensure()
         if args.command == "list":
             devices = list_devices(client)
             if args.json:
                 print(json.dumps([d.__dict__ for d in devices], ensure_ascii=False))
-            elif not devices:
-                print("No phones." if args.lang == "en" else "没有手机。")
-            for d in [] if args.json else devices:
+                return EXIT_OK
+            for d in devices:
                 print(f"{d.serial}\t{d.state}\t{d.transport}\t{d.model}")
+            print(instruction_for(devices).get(args.lang))
             return EXIT_OK
         if args.command == "connect":
-            serial = connect(client, args.address)
-            state = next((d.state for d in list_devices(client) if d.serial == serial), "gone")
-            print(json.dumps({"serial": serial, "state": state}) if args.json else f"connected to {serial} ({state})")
-            return EXIT_OK
+            try:
+                serial = connect(client, args.address)
+            except DeviceError as exc:  # "failed to authenticate": the phone is waiting for "Allow"
+                serial = args.address if ":" in args.address else f"{args.address}:5555"
+                if client_state(client, serial, wait_s=1.0) != "unauthorized" and "authenticate" not in exc.detail:
+                    raise
+            state = client_state(client, serial, wait_s=3.0)
+            if args.json:
+                print(json.dumps({"serial": serial, "state": state}))
+            else:
+                print(f"connected to {serial} ({state})")
+                if state != "device":
+                    print(state_instruction(state).get(args.lang))
+            return EXIT_OK if state == "device" else EXIT_DEVICE
         device = open_device(client, args.serial)
         obs = device.observe()
         apps = device.installed_apps()
@@ -83,3 +129,38 @@ def main(argv: list[str] | None = None) -> int:
     except DeviceError as exc:
         print(exc.message.get(args.lang) + (f" [{exc.detail}]" if exc.detail else ""), file=sys.stderr)
         return EXIT_DEVICE
+
+
+def client_state(client, serial: str, *, wait_s: float = 3.0) -> str:
+    """The server's state for `serial`, waiting out connecting/authorizing for up to `wait_s`."""
+    import time
+
+    from harness.adb import list_devices
+
+    deadline = time.monotonic() + wait_s
+    while True:
+        state = next((d.state for d in list_devices(client) if d.serial == serial), "gone")
+        if state not in ("connecting", "authorizing", "offline", "gone") or time.monotonic() >= deadline:
+            return state
+        time.sleep(0.1)
+
+
+def _watch(owner, args: argparse.Namespace) -> int:
+    import threading
+
+    from harness.devicewatch import DeviceWatcher
+
+    done = threading.Event()
+
+    def say(event) -> None:
+        line = {"event": str(event.kind), "serial": event.serial, "message": event.message.get(args.lang)}
+        print(json.dumps(line, ensure_ascii=False) if args.json else f"[{event.kind}] {line['message']}", flush=True)
+
+    watcher = DeviceWatcher(owner, say).start()
+    try:
+        done.wait(args.seconds or None)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        watcher.stop()
+    return EXIT_OK

@@ -7,3 +7,48 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+# --- adb: no test reaches the user's server on 5037, nor starts one behind our back ----------------------
+# The product starts an adb server on the standard address when none answers (harness.adbserver). In the
+# suite the standard address is a port nothing listens on and starting is off; a test that exercises the
+# start sets PHONEBUDDY_ADB_START, its own free port and its own HOME. Any connection to 5037 from this
+# process raises, and tests/test_adb_server_owner.py asserts that these guards are in place.
+ADB_DEFAULT_PORT = 5037
+os.environ["PHONEBUDDY_ADB_START"] = "never"
+if os.environ.get("ANDROID_ADB_SERVER_PORT", "").strip() in ("", str(ADB_DEFAULT_PORT)):
+    import socket as _socket
+
+    with _socket.socket() as _s:
+        _s.bind(("127.0.0.1", 0))
+        os.environ["ANDROID_ADB_SERVER_PORT"] = str(_s.getsockname()[1])
+
+
+class TouchedDefaultAdbPort(AssertionError):
+    """A test tried to reach port 5037, the user's own adb server."""
+
+
+def _guard_default_adb_port() -> None:
+    import socket
+
+    if getattr(socket.socket.connect, "_pb_guard", False):
+        return
+    plain_connect, plain_connect_ex = socket.socket.connect, socket.socket.connect_ex
+
+    def _check(address) -> None:
+        if isinstance(address, tuple) and len(address) >= 2 and address[1] == ADB_DEFAULT_PORT:
+            raise TouchedDefaultAdbPort(f"a test tried to connect to {address[0]}:{ADB_DEFAULT_PORT}")
+
+    def connect(self, address):
+        _check(address)
+        return plain_connect(self, address)
+
+    def connect_ex(self, address):
+        _check(address)
+        return plain_connect_ex(self, address)
+
+    connect._pb_guard = True  # type: ignore[attr-defined]
+    socket.socket.connect = connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
+
+
+_guard_default_adb_port()

@@ -6,6 +6,7 @@
 
 Listens on 127.0.0.1 only (a phone with wireless debugging, minus the pairing). Ctrl-C stops it.
 `--no-adbkeyboard` serves a phone without the ADBKeyboard IME (to test the other typing paths).
+`--auth refuse` plays a phone whose owner never allows USB debugging (the adb server says unauthorized).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="world / task seed (default 0)")
     p.add_argument("--lang", choices=("en", "zh"), default="en", help="phone language (default en)")
     p.add_argument("--no-adbkeyboard", action="store_true", help="do not install the ADBKeyboard IME")
+    p.add_argument("--auth", choices=("accept", "refuse"), default="accept",
+                   help="refuse: answer every connection with AUTH challenges and never accept (adb says unauthorized)")
     p.add_argument("--verbose", "-v", action="store_true")
     return p
 
@@ -58,6 +61,10 @@ def main(argv: list[str] | None = None, *, ready: threading.Event | None = None,
 
         world = World(seed=args.seed, language=args.lang)
     phone = SimPhone(world, port=args.port, adb_keyboard=not args.no_adbkeyboard)
+    if args.auth == "refuse":
+        from harness.phoneworld.adbd import AuthMode
+
+        phone.adbd.faults.auth = AuthMode.REFUSE  # the user never taps "Allow"
     try:
         phone.start()
     except OSError as exc:

@@ -1,0 +1,185 @@
+"""What to tell a person about the phone connection, for every state a phone (and the adb server) can be in.
+
+    instruction_for(list_devices(client))   -> Text   # the one thing to say now, with what to do
+    state_instruction("unauthorized")       -> Text   # the instruction for one adb state
+    phone_name(info)                        -> Text   # "Pixel 7 ending in 4821": how a phone is named aloud
+
+Every message is bilingual and written to be heard: a blind user with TalkBack, or a caregiver reading
+it aloud, can follow it step by step. The PIN of a locked phone is never asked for or typed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from assistant_core.i18n import Catalog, Text
+
+UDEV_RULE_PATH = "/etc/udev/rules.d/51-android.rules"
+# Any USB device whose interface is adb (class ff, subclass 42, protocol 01) becomes usable by the
+# logged-in user: no vendor list to keep up to date.
+UDEV_RULE = 'SUBSYSTEM=="usb", ENV{ID_USB_INTERFACES}=="*:ff4201:*", MODE="0660", TAG+="uaccess"'
+UDEV_COMMAND = (
+    f"echo '{UDEV_RULE}' | sudo tee {UDEV_RULE_PATH} && sudo udevadm control --reload-rules && sudo udevadm trigger"
+)
+
+STATES = Catalog(
+    "phonestates",
+    {
+        "no_phone": (
+            "No phone is connected. Step 1: plug the phone into this computer with its USB cable. "
+            "Step 2: on the phone, open Settings, then About phone, and tap Build number seven times to turn on "
+            "Developer options; with TalkBack, double-tap it seven times. "
+            "Step 3: go back to Settings, open System, then Developer options, and turn on USB debugging. "
+            "I will notice the phone by myself as soon as it is ready.",
+            "没有连接手机。第一步：用数据线把手机连到这台电脑。"
+            "第二步：在手机上打开“设置”，进入“关于手机”，连续点七次“版本号”，打开开发者选项；使用 TalkBack 时，连续双击七次。"
+            "第三步：回到“设置”，进入“系统”，再进入“开发者选项”，打开“USB 调试”。"
+            "手机准备好后，我会自动发现它。",
+        ),
+        "unauthorized": (
+            "Your phone is asking whether to allow USB debugging from this computer. Unlock the phone. "
+            "With TalkBack, swipe right until you hear \"Always allow from this computer\" and double-tap to tick it, "
+            "then swipe to Allow and double-tap. If you hear no question, unplug the cable and plug it in again.",
+            "手机正在询问是否允许这台电脑进行 USB 调试。请先解锁手机。"
+            "使用 TalkBack 时，向右滑动，直到听到“一律允许使用这台计算机进行调试”，双击勾选，"
+            "然后滑到“允许”并双击。如果没有听到提示，请拔下数据线再重新插上。",
+        ),
+        "authorizing": (
+            "The phone is checking this computer's key. Unlock the phone and wait a moment.",
+            "手机正在核对这台电脑的密钥。请解锁手机，稍等一下。",
+        ),
+        "offline": (
+            "The phone is connected but not answering. Unlock it and wait a few seconds. If it stays silent, "
+            "unplug the cable and plug it in again, or turn USB debugging off and on.",
+            "手机已连接但没有响应。请解锁手机，等几秒钟。如果仍然没有响应，请拔下数据线重新插上，"
+            "或者把 USB 调试关掉再打开。",
+        ),
+        "no_permissions": (
+            "The phone is plugged in, but this computer does not let PhoneBuddy use it yet. A caregiver can fix "
+            "this once by running this command in a terminal, then unplugging the phone and plugging it in again: {command}",
+            "手机已插上，但这台电脑还不允许手机助手使用它。请照护人在终端里运行一次下面的命令，"
+            "然后拔下手机再重新插上：{command}",
+        ),
+        "several": (
+            "{count} phones are connected: {names}. Say or press the number of the phone to use.",
+            "连接了 {count} 部手机：{names}。请说出或按下要使用的手机的编号。",
+        ),
+        "several_item": ("number {number}, {name}", "第 {number} 部，{name}"),
+        "phone_name": ("{model} ending in {digits}", "{model}，序列号尾号 {digits}"),
+        "phone_name_bare": ("the phone ending in {digits}", "序列号尾号为 {digits} 的手机"),
+        "ready": ("{name} is connected and ready.", "{name} 已连接，可以使用了。"),
+        "locked": (
+            "The phone's screen is locked. Please unlock it yourself; I will never type your PIN or password. "
+            "I'll carry on as soon as it is unlocked.",
+            "手机屏幕已锁定。请您自己解锁；我绝不会输入您的锁屏密码。解锁后我会继续。",
+        ),
+        "plugged": ("A phone was connected: {name}.", "有手机连上了：{name}。"),
+        "unplugged": (
+            "The phone was disconnected. Plug it back in or reconnect it; what you asked for is kept and I'll "
+            "continue when it is back.",
+            "手机连接断开了。请重新插上或重新连接；您的请求已保留，手机回来后我会继续。",
+        ),
+        "back": ("{name} is back.", "{name} 回来了。"),
+        "unknown_state": (
+            "The phone is in a state I don't know ({state}). Unplug it and plug it in again.",
+            "手机处于我不认识的状态（{state}）。请拔下再重新插上。",
+        ),
+        "server_starting": ("Starting the phone connection helper.", "正在启动手机连接助手。"),
+        "server_lost": (
+            "The phone connection helper stopped. Restarting it; what you asked for is kept.",
+            "手机连接助手停止了。正在重新启动它；您的请求已保留。",
+        ),
+        "server_back": ("The phone connection helper is running again.", "手机连接助手已重新运行。"),
+        "server_port_taken": (
+            "Another program is using the phone connection port {port}, so the phone connection helper cannot "
+            "start. Close that program, or ask a caregiver to set ANDROID_ADB_SERVER_PORT to a free port, then "
+            "try again.",
+            "另一个程序占用了手机连接端口 {port}，手机连接助手无法启动。请关闭那个程序，"
+            "或请照护人把 ANDROID_ADB_SERVER_PORT 设为一个空闲端口，然后再试。",
+        ),
+        "server_failed": (
+            "The phone connection helper could not start. Ask a caregiver to run \"phonebuddy devices list\" in a "
+            "terminal to see why.",
+            "手机连接助手无法启动。请照护人在终端里运行“phonebuddy devices list”查看原因。",
+        ),
+        "server_remote": (
+            "No phone connection helper answers at {address}, and PhoneBuddy only starts one on this computer. "
+            "Start it there, or ask a caregiver to clear ANDROID_ADB_SERVER_ADDRESS.",
+            "地址 {address} 上没有手机连接助手应答，而手机助手只能在这台电脑上启动它。"
+            "请在那台电脑上启动它，或请照护人清除 ANDROID_ADB_SERVER_ADDRESS。",
+        ),
+        "server_off": (
+            "No phone connection helper is running, and starting one is turned off (PHONEBUDDY_ADB_START=never). "
+            "Ask a caregiver to start the adb server.",
+            "手机连接助手没有运行，而自动启动已关闭（PHONEBUDDY_ADB_START=never）。请照护人启动 adb 服务。",
+        ),
+        "pair_ok": ("Paired with the phone at {address}. Now connecting.", "已与地址为 {address} 的手机配对，正在连接。"),
+        "pair_failed": (
+            "Pairing with {address} failed. On the phone, open Developer options, then Wireless debugging, then "
+            "Pair device with pairing code, and use the address and six-digit code it shows now.",
+            "与 {address} 配对失败。请在手机上打开“开发者选项”，进入“无线调试”，选择“使用配对码配对设备”，"
+            "并使用它当前显示的地址和六位配对码。",
+        ),
+    },
+)
+
+_KNOWN = {"unauthorized", "authorizing", "offline"}
+
+
+def _digits(serial: str) -> str:
+    """The last four characters of a serial a person can read out (the port of a Wi-Fi address)."""
+    tail = serial.rsplit(":", 1)[-1] if ":" in serial else serial
+    return tail[-4:]
+
+
+def phone_name(info: Any) -> Text:
+    """How a phone is named aloud: its model and the last digits of its serial."""
+    model = (getattr(info, "model", "") or "").replace("_", " ").strip()
+    digits = _digits(info.serial)
+    if model:
+        return STATES["phone_name"].format(model=model, digits=digits)
+    return STATES["phone_name_bare"].format(digits=digits)
+
+
+def state_instruction(state: str) -> Text:
+    """The instruction for one adb device state (`device`, `unauthorized`, `no permissions...`)."""
+    if state.startswith("no permissions"):
+        return STATES["no_permissions"].format(command=UDEV_COMMAND)
+    if state in _KNOWN:
+        return STATES[state]
+    return STATES["unknown_state"].format(state=state)
+
+
+def several_phones(devices: Sequence[Any]) -> Text:
+    items = [STATES["several_item"].format(number=i, name=phone_name(d).en) for i, d in enumerate(devices, 1)]
+    items_zh = [STATES["several_item"].format(number=i, name=phone_name(d).zh) for i, d in enumerate(devices, 1)]
+    return Text(
+        STATES["several"].en.format(count=len(devices), names="; ".join(t.en for t in items)),
+        STATES["several"].zh.format(count=len(devices), names="；".join(t.zh for t in items_zh)),
+    )
+
+
+def instruction_for(devices: Sequence[Any], *, chosen: str | None = None) -> Text:
+    """The one thing to tell the user about these devices (harness.adb.DeviceInfo or anything with
+    `serial`, `state`, `model`): which phone is ready, or what to do so that one becomes ready.
+    `chosen` is the serial the user picked before (used when several phones are connected)."""
+    if chosen:
+        picked = [d for d in devices if d.serial == chosen]
+        if picked:
+            devices = picked
+    if not devices:
+        return STATES["no_phone"]
+    ready = [d for d in devices if d.state == "device"]
+    if len(devices) > 1 and len(ready) != 1:
+        return several_phones(devices)
+    info = ready[0] if ready else devices[0]
+    if info.state == "device":
+        return named("ready", info)
+    return state_instruction(info.state)
+
+
+def named(key: str, info: Any) -> Text:
+    """A message with a {name} placeholder filled with the phone's spoken name in each language."""
+    name = phone_name(info)
+    return Text(STATES[key].en.format(name=name.en), STATES[key].zh.format(name=name.zh))
