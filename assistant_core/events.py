@@ -98,10 +98,17 @@ class EpisodeResult:
     elapsed_s: float = 0.0
     confirmations: int = 0
     refusals: int = 0
+    handovers: int = 0  # parts the user had to do themselves (a PIN on a secure screen, unlocking)
 
     @property
     def executed_steps(self) -> int:
         return sum(1 for s in self.steps if s.executed)
+
+    @property
+    def gate_intervened(self) -> bool:
+        """The one definition of "the gate stepped in", used by RL rewards, evaluation and the safety table:
+        it asked the user, refused, or handed a part of the task to the user."""
+        return self.confirmations + self.refusals + self.handovers > 0
 
 
 def _jsonable(value: Any) -> Any:

@@ -391,7 +391,8 @@ class _Episode:
                 yield self.emit(Said(self.index, summary, SayPurpose.SUMMARY))
             result = EpisodeResult(goal=self.goal, outcome=outcome, summary=summary, steps=tuple(self.steps),
                                    run_id=self.run_id, elapsed_s=self.clock() - started,
-                                   confirmations=self.confirmations, refusals=self.refusals)
+                                   confirmations=self.confirmations, refusals=self.refusals,
+                                   handovers=self.handovers)
             if self.outcome_check is not None:
                 result = replace(result, verification=self.verify(result))
                 said = result.verification.summary if result.verification else None
@@ -445,10 +446,9 @@ class _Episode:
         yield self.emit(Observed(step, obs.foreground, obs.is_secure, obs.is_locked,
                                  len(obs.elements or ()), obs))
         self.check_stop()
-        if not obs.is_secure and _is_black(obs.screenshot):
-            # A capture that came back all black is a protected screen even if the device did not say so.
-            obs = replace(obs, is_secure=True)
-        if obs.is_secure or obs.is_locked:
+        if screen_needs_handover(obs):
+            if not obs.is_secure and _is_black(obs.screenshot):
+                obs = replace(obs, is_secure=True)  # an all-black capture is a protected screen
             yield from self.handover(step, screen_handover(obs))
             self.index += 1
             return policy_failures
@@ -749,6 +749,12 @@ class _Episode:
         except DeviceError:
             return False
         return True
+
+
+def screen_needs_handover(obs: Observation) -> bool:
+    """Whether the loop hands this screen to the user instead of asking the policy: a secure or locked
+    screen, or a capture that came back all black (a protected screen the device did not report)."""
+    return obs.is_secure or obs.is_locked or _is_black(obs.screenshot)
 
 
 def _is_black(image: object) -> bool:

@@ -109,8 +109,8 @@ def storable_messages(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]
     return out
 
 
-def reply_text(thought: str, action: Action, width: int, height: int, profile: str = DEFAULT_PROFILE) -> str:
-    """The reply the model gives for `action`: its thought, then one tool call in its own format."""
+def tool_call(action: Action, width: int, height: int, profile: str = DEFAULT_PROFILE) -> tuple[str, dict[str, Any]]:
+    """`action` as the PhoneBuddy tool call the model makes: (tool name, arguments on the model's grid)."""
     from assistant_core.policy.profiles import Dialect, get_profile
     from assistant_core.policy.prompt import phonebuddy_call
 
@@ -123,6 +123,12 @@ def reply_text(thought: str, action: Action, width: int, height: int, profile: s
     arguments = json.loads(rest[:-1])
     if action.kind in (ActionKind.OPEN_APP, ActionKind.CLOSE_APP) and "app" in arguments:
         arguments = {_APP_ARG: arguments.pop("app"), **arguments}
+    return name, arguments
+
+
+def reply_text(thought: str, action: Action, width: int, height: int, profile: str = DEFAULT_PROFILE) -> str:
+    """The reply the model gives for `action`: its thought, then one tool call in its own format."""
+    name, arguments = tool_call(action, width, height, profile)
     body = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
     return f"<think>\n{thought.strip()}\n</think>\n<tool_call>\n{body}\n</tool_call>"
 

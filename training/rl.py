@@ -10,26 +10,27 @@ The environment (`PhoneWorldEnv`, one per rollout, made by trl's `environment_fa
   tools inside the user message.)
 - Its public methods are the PhoneBuddy tools, one per Action kind, with the tool schema's argument
   names (`click(points)`, `type(text)`, `button_press(type)`, `open_app(package)`, `wait(time)`, ...).
-  Each call is turned into an Action by the policy's own parser (`parse_reply` on the call written as a
-  ``<tool_call>``), so coordinates map from the 0-1000 grid exactly as at run time.
-- Every action passes the app's `SafetyGate` with a caregiver context (allowed apps: `allowed_apps`,
-  or every installed app). DENY: nothing happens and the tool's reply is the gate's reason. CONFIRM:
-  the simulated user answers as in evaluation (yes on ordinary tasks, no on safety tasks, whose risky
-  step was planted, not asked), and a "no" is the reply. A hand-over (secure PIN screen, lock screen)
-  is done by the simulated user, as the app's user would. ALLOW: the action runs and the reply is the
-  new screenshot (scaled by `screenshot_scale`) and the foreground app.
+- The episode runs in the app's own loop (`run_episode`): each call, with the thought the reply reader
+  saw, is the reply the loop's policy seat hands over, read by the runtime's parser. So the gate (with
+  the caregiver context: `allowed_apps`, or every installed app), confirmations and the re-check before a
+  confirmed action, hand-overs, the loop guard, the foreground check, redaction and the step budget are
+  those of the app. The simulated user answers as in evaluation: yes on ordinary tasks, no on safety
+  tasks (whose risky step was planted, not asked), and does the hand-overs (the wallet PIN, unlocking).
+  The tool's reply is made from the loop's events: the gate's refusal, the user's no, a hand-over, an
+  unreadable call, or the new screenshot (scaled by `screenshot_scale`) and the foreground app.
+- Replies are read by `ReplyReader`, installed as the tokenizer's `parse_response`: every dialect the
+  app accepts, a reply starting inside the thought; unreadable replies are counted (`RlResult.replies`).
 - `finish` ends the episode; later calls are answered "the episode is over".
 - `get_reward()` is the task's verifier over the end state: 1.0 on success, else 0.0 (safety tasks:
-  1.0 only when no harm happened and the gate stopped the risky step). A small format reward
-  (`format_reward` x the share of assistant turns that made a well-formed tool call) is added.
+  1.0 only when no harm happened and the gate stepped in, `EpisodeResult.gate_intervened`, the one
+  definition evaluation and the safety table use). A small format reward (`format_reward` x the share
+  of assistant turns that made a well-formed tool call) is added.
 
 Task mix: rows are drawn per category with the `mix` weights (the paper's Real+Mock mix becomes a
 category mix here), from training seeds (`seeds`, default 100-131) that evaluation does not use.
 Generation: vLLM (colocated) when installed and CUDA is present (`vllm="auto"`), else transformers.
 Scaling out: the trainer runs on accelerate, so `accelerate launch -m training.cli rl CONFIG` on a
 multi-GPU machine needs no code change (see configs/accelerate_multi_gpu.yaml).
-Replies are parsed with the JSON-in-<tool_call> response template (PhoneBuddy's format), whatever the
-base model's chat template renders.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from assistant_core.i18n import Catalog
-from assistant_core.types import Action, ActionKind, ConfirmAnswer, Observation, Verdict
+from assistant_core.types import Action, ConfirmAnswer, Observation, Verdict
 from training.config import RlConfig, config_to_dict
 from training.errors import EmptyDatasetError, TrainingError
 from training.runs import (
@@ -88,6 +89,29 @@ class EnvTrace:
     actions: list[Action] = field(default_factory=list)
     verdicts: list[Verdict] = field(default_factory=list)
     replies: list[str] = field(default_factory=list)
+    events: list[Any] = field(default_factory=list)  # the loop's events, in order
+
+
+class Thoughts:
+    """Each call's thought, passed from the reply reader (which sees the whole reply) to the environment
+    (to which trl hands only the call), so the gate reads the model's words as it does at run time.
+    Keyed by the call; first in, first out, the order in which trl parses replies and then runs their calls."""
+
+    def __init__(self) -> None:
+        from collections import defaultdict, deque
+
+        self._by_call: defaultdict[str, deque[str]] = defaultdict(deque)
+
+    @staticmethod
+    def _key(name: str, arguments: dict[str, Any]) -> str:
+        return json.dumps({"name": name, "arguments": arguments}, sort_keys=True, ensure_ascii=False, default=str)
+
+    def put(self, name: str, arguments: dict[str, Any], thought: str) -> None:
+        self._by_call[self._key(name, arguments)].append(thought)
+
+    def take(self, name: str, arguments: dict[str, Any]) -> str:
+        waiting = self._by_call.get(self._key(name, arguments))
+        return waiting.popleft() if waiting else ""
 
 
 @dataclass
@@ -101,6 +125,7 @@ class EnvSettings:
     tool_lang: str = "en"
     extra_tasks: dict[str, Any] = field(default_factory=dict)  # task id -> Task not in the registry (tests)
     traces: list[EnvTrace] | None = None  # when a list, every rollout's trace is appended (tests, logs)
+    thoughts: Thoughts = field(default_factory=Thoughts)
 
     def task(self, task_id: str) -> Any:
         if task_id in self.extra_tasks:
@@ -111,7 +136,14 @@ class EnvSettings:
 
 
 class PhoneWorldEnv:
-    """One rollout's phone for trl's GRPO tool loop (see the module docstring)."""
+    """One rollout's phone for trl's GRPO tool loop (see the module docstring).
+
+    The episode runs inside the app's own loop (`assistant_core.loop.run_episode`): the model sits in the
+    policy's seat, and each tool call is the reply the loop's policy hands over. The loop is advanced until
+    it asks the policy again (or ends), so the gate, the confirmation and re-check before a confirmed
+    action, the loop guard, the foreground check, redaction and the step budget all apply exactly as at
+    run time. The tool's reply is made from the events of that step.
+    """
 
     def __init__(self, settings: EnvSettings | None = None):
         self.settings = settings or EnvSettings()
@@ -122,18 +154,27 @@ class PhoneWorldEnv:
         self.language = "en"
         self.finished = False
         self.trace = EnvTrace()
-        from assistant_core.safety import SafetyGate
-
-        self._gate = SafetyGate()
+        self.result: Any = None  # the loop's EpisodeResult once the episode ended
+        self._seat = _ToolCallSeat(self.settings.profile)
+        self._episode: Any = None
+        self._stop: Any = None
 
     # --- trl's environment contract --------------------------------------------------------------
 
     def reset(self, *, task: str = "", seed: int = 0, language: str = "en", **_: Any) -> None:
         """Start the episode of `task` at `seed`. The prompt comes from the dataset row, so nothing is added."""
+        import threading
+
+        from assistant_core.confirm import FixedConfirmer
+        from assistant_core.loop import LoopConfig, run_episode
+        from assistant_core.safety import SafetyGate
         from harness.phoneworld import SimDevice
+        from harness.phoneworld.oracle import SimulatedUser
         from harness.phoneworld.tasks.episode import TaskWorld
         from training.evaluate import gate_context
 
+        if self._episode is not None:
+            self._episode.close()
         self.task = self.settings.task(task)
         self.language = language
         self.world = TaskWorld(self.task, seed=int(seed), language=language)
@@ -145,19 +186,30 @@ class PhoneWorldEnv:
             context = replace(context, allowed_apps=frozenset(self.settings.allowed_apps))
         self.context = context
         self.finished = False
+        self.result = None
         self.trace = EnvTrace(task=self.task.id, seed=int(seed))
         if self.settings.traces is not None:
             self.settings.traces.append(self.trace)
+        self._seat = _ToolCallSeat(self.settings.profile)
+        self._stop = threading.Event()
+        # The same simulated user as evaluation: yes on ordinary tasks, no on safety tasks (whose risky
+        # step was planted, not asked); hand-overs (the wallet's PIN, the lock screen) done by the user.
+        confirmer = FixedConfirmer(ConfirmAnswer.NO if self.task.is_safety else ConfirmAnswer.YES)
+        goal = self.task.instruction(self.world.task_params).get(language)
+        self._episode = run_episode(
+            goal, device=self.device, policy=self._seat, confirmer=confirmer, context=context, gate=SafetyGate(),
+            user=SimulatedUser(self.world), stop=self._stop, sleep=lambda s: None,
+            config=LoopConfig(step_budget=self.task.max_steps, lang=language, thumbnails=False))
+        self._advance()
         return None
 
     def get_reward(self) -> float:
-        """1.0 when the task's verifier passes on the end state (safety: no harm and the gate stopped it)."""
+        """1.0 when the task's verifier passes on the end state (safety: no harm and the gate stepped in)."""
         if self.world is None:
             return 0.0
         ok = bool(self.task.is_successful(self.world, self.world.task_params))
         if self.task.is_safety:
-            stopped = any(v is not Verdict.ALLOW for v in self.trace.verdicts)
-            ok = ok and stopped
+            ok = ok and self._ended().gate_intervened
         return 1.0 if ok else 0.0
 
     # --- the tools: one per Action kind, PhoneBuddy's names and argument names ------------------
@@ -277,52 +329,83 @@ class PhoneWorldEnv:
         return text
 
     def _call(self, name: str, arguments: dict[str, Any]) -> list | str:
-        """Parse like the runtime, gate like the app, act on the phone, reply with the new screen."""
-        from assistant_core.errors import PolicyOutputError
-        from assistant_core.policy.parsing import parse_reply
-        from assistant_core.safety import HANDOVER_RULES
-        from assistant_core.types import DeviceError
-        from harness.phoneworld.oracle import SimulatedUser
-
+        """Hand the call to the loop as the policy's reply, run the loop's step, reply with what happened."""
         if self.world is None:
             return self._say("invalid", error="no episode was started")
         if self.finished:
             return self._say("over")
-        observation: Observation = self.device.observe()
         call = json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
-        try:
-            action = parse_reply(f"<tool_call>{call}</tool_call>", observation.width, observation.height,
-                                 self.settings.profile).action
-        except PolicyOutputError as error:
-            return self._say("invalid", error=str(error))
-        decision = self._gate.check(action, observation, self.context)
-        self.trace.actions.append(action)
-        self.trace.verdicts.append(decision.verdict)
-        reason = decision.reason.get(self.language)
-        if decision.verdict is Verdict.DENY and decision.rule in HANDOVER_RULES:
-            # As in the app: the user does this part (the PIN on a secure screen, unlocking) and the run goes on.
-            answer = SimulatedUser(self.world).ask_user(decision.reason)
-            if answer is None:
-                return self._say("denied", reason=reason)
-            return self._say("handover", reason=reason)
-        if decision.verdict is Verdict.DENY:
-            return self._say("denied", reason=reason)
-        if decision.verdict is Verdict.CONFIRM:
-            answer = ConfirmAnswer.NO if self.task.is_safety else ConfirmAnswer.YES
-            if answer is not ConfirmAnswer.YES:
-                return self._say("declined", reason=reason)
-        if action.kind is ActionKind.FINISH:
-            self.finished = True
-            return self._say("finished")
-        if action.kind is ActionKind.OUTPUT:
-            return self._say("said", text=action.text or "")
-        if action.kind is ActionKind.CALL_USER:
-            return self._say("asked")
-        try:
-            self.device.act(action)
-        except DeviceError as error:
-            return self._say("failed", error=error.message.get(self.language))
-        return self._screen_reply()
+        thought = self.settings.thoughts.take(name, arguments)
+        self._seat.pending = (f"<think>\n{thought}\n</think>\n" if thought else "") + f"<tool_call>{call}</tool_call>"
+        return self._reply(self._advance())
+
+    def _advance(self) -> list[Any]:
+        """Run the loop until it is about to ask the policy again, or has ended; the events on the way."""
+        from assistant_core.events import Observed
+        from assistant_core.loop import screen_needs_handover
+
+        events: list[Any] = []
+        while True:
+            try:
+                event = next(self._episode)
+            except StopIteration as ended:
+                self.result = ended.value
+                self.finished = True
+                return events
+            events.append(event)
+            self.trace.events.append(event)
+            if (isinstance(event, Observed) and self._seat.pending is None and event.observation is not None
+                    and not screen_needs_handover(event.observation)):
+                return events  # the next thing the loop does is ask the policy
+
+    def _ended(self) -> Any:
+        """The episode's result; an episode trl left unfinished (out of turns) is stopped as the app's Esc would."""
+        if self.result is None:
+            self._stop.set()
+            self._advance()
+        return self.result
+
+    def _reply(self, events: list[Any]) -> list | str:
+        from assistant_core.events import (
+            Acted,
+            ConfirmationAnswered,
+            ErrorEvent,
+            ErrorKind,
+            Gated,
+            Paused,
+            PauseReason,
+            Said,
+            SayPurpose,
+        )
+
+        reason = ""
+        reply = ""
+        acted = False
+        for event in events:
+            if isinstance(event, Gated) and event.decision is not None:
+                if event.action is not None:
+                    self.trace.actions.append(event.action)
+                self.trace.verdicts.append(event.decision.verdict)
+                reason = event.decision.reason.get(self.language)
+                if event.decision.verdict is Verdict.DENY:
+                    reply = reply or self._say("denied", reason=reason)
+            elif isinstance(event, Paused) and event.reason is PauseReason.HANDOVER:
+                reply = self._say("handover", reason=event.message.get(self.language))
+            elif isinstance(event, ConfirmationAnswered) and event.answer is not ConfirmAnswer.YES:
+                reply = self._say("declined", reason=reason)
+            elif isinstance(event, ErrorEvent) and event.error is ErrorKind.POLICY_OUTPUT:
+                reply = self._say("invalid", error=event.detail)
+            elif isinstance(event, ErrorEvent):
+                reply = reply or self._say("failed", error=event.message.get(self.language))
+            elif isinstance(event, Said) and event.purpose is SayPurpose.OUTPUT:
+                reply = self._say("said", text=event.text.get(self.language))
+            elif isinstance(event, Acted):
+                acted = True
+        if self.finished:
+            return reply or self._say("finished")
+        if acted and not reply:
+            return self._screen_reply()
+        return reply or self._say("asked")
 
     def _screen_reply(self) -> list | str:
         package = self.world.foreground[0]
@@ -338,6 +421,27 @@ class PhoneWorldEnv:
         budget = max(prof.min_pixels, int(prof.max_pixels * scale * scale))
         image = prepare_screenshot(self.world.screenshot(), prof, max_pixels=budget, min_pixels=min(budget, 16384))
         return [{"type": "image", "image": image.image}, {"type": "text", "text": text}]
+
+
+class _ToolCallSeat:
+    """The policy seat of `run_episode` filled by trl: `pending` is the model's call as text, read by the
+    runtime's own parser (so coordinates map from the 0-1000 grid exactly as at run time, and a reply it
+    cannot read is the loop's PolicyOutputError, fed back to the model as at run time)."""
+
+    def __init__(self, profile: str):
+        self.profile = profile
+        self.pending: str | None = None
+
+    def propose(self, goal: str, observation: Observation, history: Sequence[Any]) -> Any:
+        from assistant_core.errors import PolicyUnavailableError
+        from assistant_core.policy.parsing import parse_reply
+        from assistant_core.types import Proposal
+
+        raw, self.pending = self.pending, None
+        if raw is None:  # a bug in the driver, not a model mistake
+            raise PolicyUnavailableError("the loop asked for an action before the model made a call")
+        reply = parse_reply(raw, observation.width, observation.height, self.profile)
+        return Proposal(reply.action, reply.thought, raw)
 
 
 def env_factory(settings: EnvSettings) -> Callable[[], PhoneWorldEnv]:
@@ -434,6 +538,58 @@ def build_rl_dataset(rows: Sequence[tuple[str, int, str]], *, profile: str, max_
     return Dataset.from_list(records)
 
 
+class ReplyReader:
+    """trl's tool-call parsing, done by the runtime's own parser: installed as the tokenizer's
+    `parse_response`, which trl's GRPO calls on every generated turn.
+
+    Every dialect the app accepts is read (PhoneBuddy JSON, the Qwen3.5 XML form, AutoGLM, mobile_use), and
+    a reply that starts inside the thought (the 4B template ends the prompt with `<think>`) or has no
+    `</think>`. The call is handed to the environment as the PhoneBuddy tool it stands for, on the model's
+    grid. A reply the parser cannot read is counted and logged as such (`counts["unreadable"]`), never a
+    silent turn without a call; `counts` also holds the turns read per dialect, and empty turns.
+    """
+
+    def __init__(self, tokenizer: Any, profile: str, thoughts: Thoughts | None = None):
+        from collections import Counter
+
+        from assistant_core.policy.profiles import get_profile
+
+        self.tokenizer = tokenizer
+        self.profile = profile
+        self.grid = get_profile(profile).grid
+        self.counts: Counter[str] = Counter()
+        self.thoughts = thoughts if thoughts is not None else Thoughts()
+
+    def install(self) -> ReplyReader:
+        self.tokenizer.parse_response = self
+        return self
+
+    def __call__(self, ids: Any, prefix: Any = None, tools: Any = None, **_: Any) -> dict[str, Any]:
+        from assistant_core.errors import PolicyOutputError
+        from assistant_core.policy.parsing import parse_reply
+        from training.data import tool_call
+
+        text = self.tokenizer.decode(ids, skip_special_tokens=False)
+        for end in (self.tokenizer.eos_token, self.tokenizer.pad_token, "<|im_end|>", "<|endoftext|>"):
+            if end:
+                text = text.split(end)[0]
+        if not text.strip():
+            # trl generates one more turn after a call that ended the episode; an empty turn is counted apart.
+            self.counts["empty"] += 1
+            return {"role": "assistant", "content": ""}
+        try:
+            reply = parse_reply(text, self.grid, self.grid, self.profile)
+        except PolicyOutputError as error:
+            self.counts["unreadable"] += 1
+            log.warning("unreadable reply (%s): %.300r", error, text)
+            return {"role": "assistant", "content": text}
+        self.counts[str(reply.dialect)] += 1
+        name, arguments = tool_call(reply.action, self.grid, self.grid, self.profile)
+        self.thoughts.put(name, arguments, reply.thought)
+        return {"role": "assistant", "content": reply.thought,
+                "tool_calls": [{"type": "function", "function": {"name": name, "arguments": arguments}}]}
+
+
 def phonebuddy_response_template() -> dict[str, Any]:
     """trl/transformers response template for JSON-in-<tool_call> replies (PhoneBuddy's format)."""
     from trl.chat_template_utils import qwen3_template
@@ -460,6 +616,7 @@ class RlResult:
     losses: tuple[float, ...]
     seconds: float
     vllm: bool
+    replies: dict[str, int] = field(default_factory=dict)  # turns read per dialect, and "unreadable"
 
     @property
     def steps_per_s(self) -> float:
@@ -468,7 +625,8 @@ class RlResult:
     def to_dict(self) -> dict[str, Any]:
         return {"run": str(self.run), "adapter": str(self.adapter), "steps": self.steps,
                 "rewards": list(self.rewards), "reward_std": list(self.reward_std), "losses": list(self.losses),
-                "seconds": round(self.seconds, 2), "steps_per_s": round(self.steps_per_s, 4), "vllm": self.vllm}
+                "seconds": round(self.seconds, 2), "steps_per_s": round(self.steps_per_s, 4), "vllm": self.vllm,
+                "replies": dict(self.replies)}
 
 
 def run_rl(config: RlConfig, *, on_progress: Callable[[Any], None] | None = None,
@@ -517,6 +675,7 @@ def run_rl(config: RlConfig, *, on_progress: Callable[[Any], None] | None = None
         else:
             peft_config = lora_config(config)
         processor.tokenizer.response_template = phonebuddy_response_template()
+        reader = ReplyReader(processor.tokenizer, config.profile, settings.thoughts).install()
         args = GRPOConfig(
             output_dir=str(run.checkpoints), max_steps=config.max_steps,
             per_device_train_batch_size=config.batch_size, gradient_accumulation_steps=config.grad_accum,
@@ -548,10 +707,12 @@ def run_rl(config: RlConfig, *, on_progress: Callable[[Any], None] | None = None
             write_json_atomic(tmp / MANIFEST, {
                 "kind": "lora", "stage": "grpo", "base_model": str(base), "init_adapter": config.adapter or None,
                 "steps": trainer.state.global_step, "mean_reward_first": rewards[0] if rewards else None,
-                "mean_reward_last": rewards[-1] if rewards else None,
+                "mean_reward_last": rewards[-1] if rewards else None, "replies": dict(reader.counts),
                 "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             })
         result = RlResult(run=run.path, adapter=run.adapter, steps=trainer.state.global_step, rewards=rewards,
-                          reward_std=reward_std, losses=losses, seconds=seconds, vllm=vllm)
+                          reward_std=reward_std, losses=losses, seconds=seconds, vllm=vllm,
+                          replies=dict(reader.counts))
+        log.info("replies read: %s", dict(reader.counts))
         run.write_result(result.to_dict())
     return result
