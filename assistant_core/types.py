@@ -205,6 +205,9 @@ class UIElement:
     scrollable: bool = False
     password: bool = False
     index: int = 0
+    # A window or panel that takes every touch inside it (a dialog, the keyboard, the notification shade):
+    # nothing drawn under it receives a tap there. Real uiautomator dumps hold one window and leave it False.
+    blocks_touch: bool = False
 
     @property
     def center(self) -> tuple[int, int]:
@@ -254,14 +257,18 @@ class Observation:
         return "\n".join(e.label for e in self.elements if e.label)
 
     def element_at(self, x: int, y: int) -> UIElement | None:
-        """The smallest element under a point that a user could act on, else the smallest at all."""
+        """The element a touch at (x, y) reaches, by the hit test the phones use (assistant_core.hittest:
+        the topmost clickable, long-clickable or checkable element, or touch barrier, containing the
+        point); when nothing there takes touches, the smallest element under the point (to name it)."""
         if not self.elements:
             return None
+        from assistant_core.hittest import touch_target
+
+        target = touch_target(self.elements, x, y)
+        if target is not None:
+            return target
         hits = [e for e in self.elements if e.contains(x, y) and e.area > 0]
-        if not hits:
-            return None
-        actionable = [e for e in hits if e.clickable or e.long_clickable or e.checkable or e.focusable]
-        return min(actionable or hits, key=lambda e: e.area)
+        return min(hits, key=lambda e: e.area) if hits else None
 
     def focused_element(self) -> UIElement | None:
         if not self.elements:

@@ -219,6 +219,8 @@ def parse_ui_xml(xml: str) -> tuple[UIElement, ...]:
                 scrollable=_bool_attr(node, "scrollable"),
                 password=_bool_attr(node, "password"),
                 index=int(node.get("index", "0") or 0),
+                # PhoneWorld-lite marks its dialog panels, keyboard and shade (real dumps hold one window).
+                blocks_touch=_bool_attr(node, "blocks-touch"),
             )
         )
     return tuple(out)

@@ -2,6 +2,8 @@
 engine lays the tree out into `Box`es (device pixels), and that ONE laid-out tree produces the screenshot
 (render.py), the uiautomator XML (`to_xml`), the UIElement list (`to_elements`) and the tap targets
 (`hit_test`). Nothing else draws or reports the screen, so pixels, XML and hit-testing cannot disagree.
+The tap target is chosen by `assistant_core.hittest` over that same element list: the function the safety
+gate uses on the observation, so the gate and the phone agree on what is under every point.
 
 Layout rules (kept deliberately small):
 - COLUMN / LIST / DIALOG stack their children vertically at full width (minus padding); children with
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from assistant_core.hittest import touch_target_index
 from assistant_core.types import UIElement
 
 
@@ -319,6 +322,7 @@ class Box:
     # per-root caches (roots of static system UI are reused across screens)
     xml_frag: tuple[int, str] | None = None
     elems: list[UIElement] | None = None
+    elem_boxes: list[Box | None] | None = None  # the box behind each of `elems` (None: a synthetic TextView)
     static: bool = False  # reused across screens: the renderer may keep its pixels as a tile
     tiles: dict[bool, object] | None = None
 
@@ -530,16 +534,15 @@ def walk(box: Box):
 
 
 def hit_test(roots: list[Box], x: int, y: int) -> Box | None:
-    """The topmost interactive (or blocking) box under the point. Later roots paint over earlier ones."""
-    for root in reversed(roots):
-        found: Box | None = None
-        for b in walk(root):
-            left, top, right, bottom = b.clip
-            if left <= x < right and top <= y < bottom and (b.node.interactive or b.node.blocking):
-                found = b  # deeper boxes come later in paint order and win
-        if found is not None:
-            return found
-    return None
+    """The box a tap at (x, y) activates: the element `assistant_core.hittest` picks from the screen's
+    element list (topmost receiver or touch barrier; later roots paint over earlier ones), as its box."""
+    elements = to_elements(roots)
+    i = touch_target_index(elements, x, y)
+    if i is None:
+        return None
+    box = element_boxes(roots)[i]
+    assert box is not None, "a synthetic TextView never takes touches"
+    return box
 
 
 def find_scrollable(roots: list[Box], x: int, y: int) -> Box | None:
@@ -664,6 +667,8 @@ def _xml_box(box: Box, out: list[str]) -> None:
     out.append(
         _xml_attrs(box.index, text, n.rid, CLASS_NAMES[n.kind], box.package, n.desc, _flags(box), box.clip)
     )
+    if n.blocking:  # not a uiautomator attribute: the simulated phone dumps every window in one tree
+        out.append(' blocks-touch="true"')
     synth = _synthetic_children(box)
     if not box.children and not synth:
         out.append(" />")
@@ -687,8 +692,18 @@ def to_elements(roots: list[Box]) -> list[UIElement]:
     for i, root in enumerate(roots):
         if root.elems is None or root.index != i:
             root.index = i
-            root.elems = _root_elements(root)
+            root.elems, root.elem_boxes = _root_elements(root)
         out.extend(root.elems)
+    return out
+
+
+def element_boxes(roots: list[Box]) -> list[Box | None]:
+    """The box behind each element of `to_elements(roots)`, index for index (None for the synthetic
+    TextViews of list rows)."""
+    to_elements(roots)
+    out: list[Box | None] = []
+    for root in roots:
+        out.extend(root.elem_boxes or ())
     return out
 
 
@@ -703,8 +718,9 @@ def _element(**fields: object) -> UIElement:
     return e
 
 
-def _root_elements(root: Box) -> list[UIElement]:
+def _root_elements(root: Box) -> tuple[list[UIElement], list[Box | None]]:
     out: list[UIElement] = []
+    boxes: list[Box | None] = []
     for b in walk(root):
         if not b.visible:
             continue
@@ -729,8 +745,10 @@ def _root_elements(root: Box) -> list[UIElement]:
                 scrollable=sc,
                 password=pw,
                 index=b.index,
+                blocks_touch=n.blocking,
             )
         )
+        boxes.append(b)
         for j, (t, r, suffix) in enumerate(_synthetic_children(b)):
             c = _intersect(r, b.clip)
             if c[2] > c[0] and c[3] > c[1]:
@@ -753,6 +771,8 @@ def _root_elements(root: Box) -> list[UIElement]:
                         scrollable=False,
                         password=False,
                         index=j,
+                        blocks_touch=False,
                     )
                 )
-    return out
+                boxes.append(None)
+    return out, boxes
