@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from assistant_core.hittest import rests_long_enough, within_slop
 from assistant_core.i18n import Catalog, Text
 from assistant_core.types import Action, ActionKind, Button, Decision, Observation, UIElement, Verdict
 
@@ -113,6 +114,7 @@ MSG = Catalog(
         "confirm_target": ("This would {what} in {app}. I need your OK first.", "这一步会在「{app}」里{what}，需要你先同意。"),
         "confirm_context": ("On this screen, that could {what} in {app}. I need your OK first.", "在这个页面上，这一步可能会在「{app}」里{what}，需要你先同意。"),
         "confirm_send_text": ("Pressing enter here would send what was typed in {app}. I need your OK first.", "在这里按回车会把输入的内容发出去（在「{app}」里），需要你先同意。"),
+        "confirm_submit": ("Pressing enter here would {what} in {app}. I need your OK first.", "在这里按回车会在「{app}」里{what}，需要你先同意。"),
         "confirm_caregiver": ("Your caregiver asked to always check before I {what}.", "你的照护人要求我在{what}之前总是先问你。"),
         "app_not_allowed": ("{app} is not one of the apps your caregiver allowed, so I won't open it.", "「{app}」不在照护人允许的应用里，我不会打开它。"),
         "outside_allowed": ("We are in {app}, which your caregiver did not allow. I'll only go back from here.", "现在在「{app}」里，这个应用照护人没有允许，我只会从这里返回。"),
@@ -471,19 +473,24 @@ class SafetyGate:
                       package=observation.foreground)
         if action.point is not None and not observation.in_bounds(*action.point):
             return _d(Verdict.DENY, Rule.DENY_OFF_SCREEN, MSG["off_screen"])
-        if observation.elements is None and action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK,
-                                                            ActionKind.LONG_PRESS, ActionKind.TYPE) or (
-                observation.elements is None and action.kind is ActionKind.BUTTON_PRESS and action.button is Button.ENTER):
+        if action.x2 is not None and action.y2 is not None and not observation.in_bounds(action.x2, action.y2):
+            return _d(Verdict.DENY, Rule.DENY_OFF_SCREEN, MSG["off_screen"])
+        # What the phone does with the action decides: a swipe that does not leave the touch slop is a tap,
+        # a key that submits is the focused field's submit, a newline in typed text is that key.
+        taps = touch_equivalents(action)
+        submits = action.kind is ActionKind.BUTTON_PRESS and action.button not in NON_SUBMIT_BUTTONS or (
+            action.kind is ActionKind.TYPE and has_newline(action.text or ""))
+        if observation.elements is None and (taps or submits or action.kind is ActionKind.TYPE):
             return _d(Verdict.CONFIRM, Rule.CONFIRM_UNREADABLE, MSG["unreadable"].format(app=lang_app), app=lang_app)
         if action.kind is ActionKind.TYPE:
             return self._type(action, observation, context)
         if action.kind is ActionKind.BUTTON_PRESS:
-            if action.button is Button.ENTER:
-                return self._enter(observation, context)
+            if submits:
+                return self._submit(observation, context)
             return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
-        if action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.LONG_PRESS):
-            return self._tap(action, observation, context)
-        # Scroll and drag move content; a drag could also move an item, which is not sensitive by itself.
+        if taps:
+            return _most_severe([self._tap(tap, observation, context) for tap in taps])
+        # A scroll or drag that moves past the slop before the long-press timeout moves content only.
         return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
 
     # --- per-kind rules -------------------------------------------------------------------------------
@@ -539,30 +546,112 @@ class SafetyGate:
             return _d(Verdict.DENY, Rule.HANDOVER_SECRET_FIELD, MSG["secret_field"])
         if _looks_secret(text, observation):
             return _d(Verdict.DENY, Rule.HANDOVER_SECRET_FIELD, MSG["secret_field"])
-        if text.endswith("\n"):
-            decision = self._enter(observation, context)
+        if has_newline(text):
+            # Every device path types a newline as ENTER (adb `input text` cannot type one; the simulated
+            # phone and ADBKeyboard submit the field), so a newline anywhere is judged as that key.
+            decision = self._submit(observation, context)
             if decision.verdict is not Verdict.ALLOW:
                 return decision
         if Category.TEXT_ENTRY in context.always_confirm:
             return _caregiver(Category.TEXT_ENTRY, app, field_el)
         return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
 
-    def _enter(self, observation: Observation, context: GateContext) -> Decision:
+    def _submit(self, observation: Observation, context: GateContext) -> Decision:
+        """ENTER (or any key that submits) judged as what it does on this screen: on a button that has the
+        keyboard focus, a tap on it; in a text field, the field's own submit in its context (a composer's
+        Send, a dial pad's Call, a checkout's Pay). A search or address field's submit is a search."""
         field_el = observation.focused_element()
+        if field_el is not None and not _is_text_field(field_el):
+            # Not reported as a text field: a focused button is clicked, a field of an unknown class is
+            # submitted. Judged both ways; the stricter ruling stands.
+            return _most_severe([self._field_submit(field_el, observation, context),
+                                 self._tap(Action.click(*field_el.center), observation, context)])
+        return self._field_submit(field_el, observation, context)
+
+    def _field_submit(self, field_el: UIElement | None, observation: Observation, context: GateContext) -> Decision:
         app = context.label_of(observation.foreground)
-        if field_el is not None and _SEARCH_FIELD_RE.search(_words(field_el)):
-            return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
-        # Enter sends when the screen offers a send/post/reply button next to the field.
-        buttons = [e.label for e in observation.elements or () if e.clickable and e.label and _short(e.label)]
-        for label in buttons:
-            category = classify_label(label)
-            if category in (Category.SEND, Category.POST, Category.TRANSFER, Category.PAYMENT):
-                return _d(Verdict.CONFIRM, Rule.CONFIRM_SEND_TEXT, MSG["confirm_send_text"].format(app=app),
-                          category=category, app=app)
+        if field_el is not None:
+            identity = _field_identity(field_el)
+            if field_el.password or _SECRET_FIELD_RE.search(identity):
+                return _d(Verdict.DENY, Rule.HANDOVER_SECRET_FIELD, MSG["secret_field"])
+            if _SEARCH_FIELD_RE.search(identity):
+                return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
+        # The field's submit is the sensitive button nearest to it (the composer's Send beside it, the
+        # dial pad's Call below it); with no field focused, any sensitive button on screen.
+        fy = field_el.center[1] if field_el is not None else 0
+        candidates = []
+        for e in observation.elements or ():
+            if not (e.clickable and e.area > 0) or e is field_el or _is_system(e):
+                continue
+            words = target_words(observation, e)
+            if not words or not _short(e.label or words) or _DECLINE_RE.match(e.label or ""):
+                continue
+            category = classify_label(words)
+            if category is not None and category in MANDATORY_CONFIRM:
+                candidates.append((abs(e.center[1] - fy), category))
+        if candidates:
+            category = min(candidates, key=lambda c: c[0])[1]
+            key = "confirm_send_text" if category in (Category.SEND, Category.POST) else "confirm_submit"
+            return Decision(Verdict.CONFIRM, str(Rule.CONFIRM_SEND_TEXT), _fill(MSG[key], category, app),
+                            {"category": category, "app": app, "target": field_el.label if field_el else ""})
+        screen = classify_context(context_labels(observation))
+        if screen is not None and field_el is not None:
+            return _confirm(Rule.CONFIRM_CONTEXT, screen, app, field_el)
         return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
 
 
 # --- helpers -------------------------------------------------------------------------------------------
+
+
+# Keys that never submit anything: navigation (judged earlier), the menu key and backspace.
+NON_SUBMIT_BUTTONS: frozenset[Button] = frozenset({Button.BACK, Button.HOME, Button.RECENTS, Button.MENU, Button.DELETE})
+_NEWLINES = ("\n", "\r", "\u2028", "\u2029", "\x85")
+_VERDICT_RANK = {Verdict.ALLOW: 0, Verdict.CONFIRM: 1, Verdict.DENY: 2}
+
+
+def has_newline(text: str) -> bool:
+    """Whether typing `text` presses ENTER somewhere (any line break: the phone submits on each)."""
+    return any(n in text for n in _NEWLINES)
+
+
+def touch_equivalents(action: Action) -> tuple[Action, ...]:
+    """The taps and long presses the phone sees in `action`, each on its own point: the action itself
+    for a tap, double tap or long press; for a swipe or drag that stays within the touch slop, a tap (or
+    long press) at its start and at its end; for one that rests within the slop for the long-press
+    timeout, a long press at its start; for a drag, also the drop at its end (onto a send or delete
+    target). A scroll that leaves the slop at once yields nothing: it moves content."""
+    if action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.LONG_PRESS):
+        return (action,)
+    if action.kind not in (ActionKind.SCROLL, ActionKind.DRAG) or action.x2 is None or action.y2 is None:
+        return ()
+    x1, y1, x2, y2 = action.x, action.y, action.x2, action.y2
+    assert x1 is not None and y1 is not None
+    duration = action.duration_ms if action.duration_ms is not None else (400 if action.kind is ActionKind.SCROLL else 1000)
+    long = rests_long_enough(x1, y1, x2, y2, duration)
+    start = Action.long_press(x1, y1, duration) if long else Action.click(x1, y1)
+    if within_slop(x1, y1, x2, y2):
+        end = Action.long_press(x2, y2, duration) if long else Action.click(x2, y2)
+        return (start, end)
+    out = [start] if long or action.kind is ActionKind.DRAG else []
+    if action.kind is ActionKind.DRAG:
+        out.append(Action.click(x2, y2))
+    return tuple(out)
+
+
+def _most_severe(decisions: list[Decision]) -> Decision:
+    """The strictest ruling; the first of equally strict ones."""
+    return max(decisions, key=lambda d: _VERDICT_RANK[d.verdict])
+
+
+def _is_text_field(el: UIElement) -> bool:
+    return "EditText" in el.class_name or "AutoCompleteTextView" in el.class_name or el.password
+
+
+def _field_identity(el: UIElement) -> str:
+    """What a text field *is* (its id and description), not what was typed into it: a message that says
+    "find" or "search" does not make its composer a search box."""
+    rid = el.resource_id.rsplit("/", 1)[-1]
+    return " ".join(p for p in (re.sub(r"[^0-9A-Za-z]+", " ", rid), el.content_desc) if p)
 
 
 def _d(verdict: Verdict, rule: Rule, reason: Text, **details: object) -> Decision:

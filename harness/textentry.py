@@ -13,12 +13,17 @@ Three paths, chosen per call:
 For non-ASCII text ADBKeyboard is preferred (it does not touch the clipboard, which other apps can
 read); without it the mirror's clipboard path is used; with neither, TextEntryUnavailable says what to
 install.
+
+A line break is the ENTER key on every path (KEYCODE_ENTER between the lines), never a character
+committed by an IME or pasted: what ENTER does in a field (send a message, start a call) must not depend
+on the typing path, and the safety gate judges a newline in typed text as that key press.
 """
 
 from __future__ import annotations
 
 import base64
 import logging
+import re
 import shlex
 import time
 from collections.abc import Callable
@@ -71,14 +76,22 @@ class ClipboardChannel(Protocol):
     def get_clipboard(self) -> str: ...
 
 
+_LINE_BREAK_RE = re.compile(r"\r\n|[\n\r\u2028\u2029\x85]")
+
+
 def is_plain_ascii(text: str) -> bool:
-    return all(32 <= ord(c) < 127 or c == "\n" for c in text)
+    return all(32 <= ord(c) < 127 or c in "\n\r" for c in text)
+
+
+def split_lines(text: str) -> list[str]:
+    """`text` cut at every line break (each break is one ENTER key press)."""
+    return _LINE_BREAK_RE.split(text)
 
 
 def input_text_commands(text: str) -> list[str]:
     """Shell command lines that type ASCII `text` through `input text` exactly."""
     commands: list[str] = []
-    for i, line in enumerate(text.split("\n")):
+    for i, line in enumerate(split_lines(text)):
         if i:
             commands.append(f"input keyevent {ENTER}")
         pieces = line.split("%s")
@@ -135,10 +148,15 @@ class TextEntry:
                 raise TextEntryUnavailable(TEXT["unavailable"], detail="input text cannot type non-ASCII characters")
             for command in input_text_commands(text):
                 self.shell(command)
-        elif method is TextEntryMethod.ADB_KEYBOARD:
-            self._type_adb_keyboard(text, clear=clear)
         else:
-            self._type_mirror(text)
+            for i, line in enumerate(split_lines(text)):
+                if i:
+                    self.shell(f"input keyevent {ENTER}")
+                if method is TextEntryMethod.ADB_KEYBOARD:
+                    if line or (clear and i == 0):
+                        self._type_adb_keyboard(line, clear=clear and i == 0)
+                elif line:
+                    self._type_mirror(line)
         log.debug("typed %d characters via %s", len(text), method)
         return method
 

@@ -13,6 +13,7 @@ differ there: `input text` cannot type a newline, so text entry sends KEYCODE_EN
 from __future__ import annotations
 
 from collections.abc import Callable
+
 import pytest
 
 from assistant_core.policies import ScriptedPolicy, action_to_reply
@@ -142,6 +143,8 @@ def test_over_adb_a_swipe_tap_and_newlines_do_nothing_sensitive_without_a_yes(ad
     for lang in ("en", "zh"):
         world, prefix = composer_world(lang)
         cases.append((world, prefix + [Action.type_text("Please call me back\n ok")], {"message_sent"}, lang))
+        world, prefix = composer_world(lang)  # non-ASCII text goes through ADBKeyboard, newline and all
+        cases.append((world, prefix + [Action.type_text("请给我回电话\n好的")], {"message_sent"}, lang))
         world, prefix = composer_world(lang)
         cases.append((world, prefix + [Action.type_text("find it"), Action.press(Button.ENTER)], {"message_sent"}, lang))
         world, prefix = keypad_world(lang)

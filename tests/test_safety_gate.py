@@ -192,8 +192,14 @@ def test_enter_sends_a_message_only_where_a_send_button_is():
     chat = screen(heading("Anna"), field, send)
     assert check(Action.press(Button.ENTER), chat).rule == Rule.CONFIRM_SEND_TEXT
     assert check(Action.type_text("see you\n"), chat).rule == Rule.CONFIRM_SEND_TEXT
-    search = el("Search", (40, 200, 1040, 350), focused=True)
+    # A search box is known by what it is (its id or description), not by its text: a typed message that
+    # says "search" or "find" is still a message (issue 19).
+    search = el("Search", (40, 200, 1040, 350), focused=True, rid="android:id/search_src_text",
+                class_name="android.widget.EditText")
     assert check(Action.press(Button.ENTER), screen(search, send)).verdict is Verdict.ALLOW
+    says_search = el("search for the receipt", (40, 2000, 800, 2150), focused=True, rid="app:id/compose",
+                     class_name="android.widget.EditText")
+    assert check(Action.press(Button.ENTER), screen(heading("Anna"), says_search, send)).rule == Rule.CONFIRM_SEND_TEXT
 
 
 def test_speaking_a_code_is_refused():

@@ -27,6 +27,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -648,14 +649,25 @@ class World:
         return f
 
     def input_text(self, text: str) -> bool:
-        """Type `text` into the focused field (any Unicode). False when nothing has the focus."""
+        """Type `text` into the focused field (any Unicode). False when nothing has the focus.
+
+        A line break is the ENTER key, as on a phone (adb's `input text` cannot type one, so text entry
+        sends KEYCODE_ENTER; an IME commits it as the editor action): it submits a field that has a submit
+        action (a composer sends, a dial pad calls) and is a new line in a multi-line field."""
         self.steps += 1
         self.clock.advance(300 + 20 * len(text))
         f = self._focus_valid()
         if f is None:
             log.info("input_text with no focused field: ignored")
             return False
-        f.bind.set(f.bind.get() + text)
+        for i, line in enumerate(re.split(r"\r\n|[\n\r\u2028\u2029\x85]", text)):
+            if i:
+                self._submit()
+            f = self._focus_valid()
+            if f is None:  # the submit left the field (a sent message, a started call)
+                break
+            if line:
+                f.bind.set(f.bind.get() + line)
         self.version += 1
         return True
 
@@ -684,10 +696,15 @@ class World:
             self.version += 1
 
     def _submit(self) -> None:
+        """ENTER in the focused field: its submit action, or a new line where it has none."""
         f = self._focus_valid()
-        if f is not None and f.on_submit is not None:
+        if f is None:
+            return
+        if f.on_submit is not None:
             f.on_submit()
-            self.version += 1
+        else:
+            f.bind.set(f.bind.get() + "\n")
+        self.version += 1
 
     # --- gestures --------------------------------------------------------------------------------------
 
@@ -863,7 +880,7 @@ class World:
             s.shade_open = False
             s.recents_open = not s.recents_open
             self._navigated()
-        elif k == 66:
+        elif k in (66, 160, 23):  # ENTER, NUMPAD_ENTER, DPAD_CENTER: the field's editor action
             self._submit()
         elif k in (67, 112):
             self._delete_char()
