@@ -226,3 +226,18 @@ def test_qwen3_5_generation_prompt_opens_the_think_block(tiny_qwen3_5):
     text = processor.apply_chat_template(prompt.hf_messages(), add_generation_prompt=True, tokenize=False)
     assert text.startswith("<|im_start|>system\n<|im_end|>\n<|im_start|>user\nYou are a GUI Agent.")
     assert text.endswith("# Instruction\nx<|im_end|>\n<|im_start|>assistant\n<think>\n")
+
+
+def test_the_loaded_checkpoint_says_what_its_chat_template_does(tiny_qwen3_5, tiny_qwen3_vl, caplog):
+    """Qwen3.5 (4B and larger) ends the prompt with <think> and writes XML tool calls; Qwen3-VL writes JSON.
+    The loaded policy records and logs which, so a reply format mismatch can be seen in the log."""
+    import logging
+
+    caplog.set_level(logging.INFO, logger="assistant_core.policy.local")
+    qwen35 = LocalPolicy(tiny_qwen3_5, max_pixels=TEST_MAX_PIXELS)
+    qwen35.load()
+    assert qwen35.template == {"has_template": True, "thinking_prefill": True, "tool_format": "xml"}
+    assert "thinking_prefill': True" in caplog.text
+    vl = LocalPolicy(tiny_qwen3_vl, max_pixels=TEST_MAX_PIXELS)
+    vl.load()
+    assert vl.template["tool_format"] == "json" and vl.template["thinking_prefill"] is False

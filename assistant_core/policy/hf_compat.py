@@ -66,3 +66,37 @@ def _load_image_only(cls: type, path: str | Path, **kwargs: Any) -> Any:
 def load_processor(path: str | Path) -> Any:
     """The processor for a checkpoint folder (real or tiny), image-only."""
     return image_only_processor_class().from_pretrained(str(path))
+
+
+def template_facts(processor: Any) -> dict[str, Any]:
+    """What a checkpoint's chat template does, found by rendering it (logged when a model loads).
+
+    - `thinking_prefill`: the generation prompt ends with ``<think>`` (Qwen3.5 4B and larger), so the reply
+      starts mid-thought with no opening tag (the parser accepts that);
+    - `tool_format`: how the template writes an assistant tool call, ``xml``
+      (``<function=NAME><parameter=KEY>``), ``json`` (``{"name": ..., "arguments": ...}``) or ``none``;
+    - `has_template`: False when the folder carries no chat template at all.
+    """
+    template = getattr(processor, "chat_template", None) or getattr(getattr(processor, "tokenizer", None),
+                                                                      "chat_template", None)
+    facts: dict[str, Any] = {"has_template": bool(template), "thinking_prefill": False, "tool_format": "none"}
+    if not template:
+        return facts
+    user = {"role": "user", "content": [{"type": "text", "text": "hello"}]}
+    try:
+        prompt = processor.apply_chat_template([user], add_generation_prompt=True, tokenize=False)
+        facts["thinking_prefill"] = prompt.rstrip().endswith("<think>")
+    except Exception as error:  # a template that cannot render is reported, not fatal
+        facts["error"] = f"generation prompt: {error}"
+    call = {"role": "assistant", "content": "",
+            "tool_calls": [{"type": "function", "function": {"name": "probe_tool", "arguments": {"key": 1}}}]}
+    try:
+        rendered = processor.apply_chat_template([user, call], tokenize=False)
+    except Exception as error:
+        facts["error"] = f"tool call: {error}"
+        return facts
+    if "<function=probe_tool>" in rendered:
+        facts["tool_format"] = "xml"
+    elif '"probe_tool"' in rendered:
+        facts["tool_format"] = "json"
+    return facts

@@ -193,6 +193,7 @@ class LocalPolicy:
         self._model: Any = None
         self._processor: Any = None
         self.load_seconds: float | None = None
+        self.template: dict[str, Any] = {}  # what the checkpoint's chat template does (hf_compat.template_facts)
 
     # --- loading -----------------------------------------------------------------------------------
 
@@ -323,7 +324,7 @@ class LocalPolicy:
         import torch
         from transformers import AutoModelForImageTextToText
 
-        from assistant_core.policy.hf_compat import load_processor
+        from assistant_core.policy.hf_compat import load_processor, template_facts
 
         if self.threads:
             torch.set_num_threads(self.threads)
@@ -338,8 +339,9 @@ class LocalPolicy:
             model = self._apply_adapter(model)
         model.eval()
         self._model, self._processor = model, processor
-        log.info("loaded %s (%s, %s) from %s", type(model).__name__, self.quantization, self.device,
-                 self.model_dir)
+        self.template = template_facts(processor)
+        log.info("loaded %s (%s, %s) from %s; chat template: %s", type(model).__name__, self.quantization,
+                 self.device, self.model_dir, self.template)
 
     def _apply_adapter(self, model: Any) -> Any:
         assert self.adapter_dir is not None
