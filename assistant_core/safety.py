@@ -509,6 +509,21 @@ class SafetyGate:
         return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"], package=package)
 
     def _tap(self, action: Action, observation: Observation, context: GateContext) -> Decision:
+        decision = self._tap_target(action, observation, context)
+        assert action.point is not None
+        x, y = action.point
+        target = observation.element_at(x, y)
+        focused = observation.focused_element()
+        # The keyboard's action key is ENTER. On a real phone the keyboard is another window, missing from
+        # the dump: a point no element covers, while a text field has the focus, may be that key.
+        on_ime_key = target is not None and _is_ime_action_key(target)
+        uncovered = focused is not None and _is_text_field(focused) and not any(
+            e.contains(x, y) and e.area > 0 for e in observation.elements or ())
+        if on_ime_key or uncovered:
+            return _most_severe([decision, self._field_submit(focused, observation, context)])
+        return decision
+
+    def _tap_target(self, action: Action, observation: Observation, context: GateContext) -> Decision:
         assert action.point is not None
         target = observation.element_at(*action.point)
         app = context.label_of(observation.foreground)
@@ -645,6 +660,18 @@ def _most_severe(decisions: list[Decision]) -> Decision:
 
 def _is_text_field(el: UIElement) -> bool:
     return "EditText" in el.class_name or "AutoCompleteTextView" in el.class_name or el.password
+
+
+_IME_ACTION_RE = re.compile(r"^\s*(?:enter|return|done|go|send|search|next|✓|↵|⏎|回车|换行|完成|发送|前往|搜索|下一步|确定)\s*$",
+                            re.IGNORECASE)
+
+
+def _is_ime_action_key(el: UIElement) -> bool:
+    """The on-screen keyboard's enter/action key."""
+    rid = el.resource_id.rsplit("/", 1)[-1]
+    in_ime = "inputmethod" in el.package or el.package == "com.android.adbkeyboard" or "keyboard" in el.package
+    return rid in ("key_enter", "key_action", "enter_key", "action_key") or in_ime and bool(
+        _IME_ACTION_RE.match(el.text) or _IME_ACTION_RE.match(el.content_desc))
 
 
 def _field_identity(el: UIElement) -> str:
