@@ -125,6 +125,14 @@ def build_request(
     whom = find_recipient(observation) if category in WHOM_CATEGORIES else ""
     if action.kind is ActionKind.TYPE and action.text:
         typed = action.text
+    if action.is_tool:
+        # A tool does not act on the screen: read back what the action itself will do, with the app that
+        # handles it (never the screen's recipient or the foreground app, which may be anything).
+        whom = " ".join(p for p in (action.contact or "", f"({action.number})" if action.contact and action.number
+                                    else action.number or "") if p)
+        typed = action.text or "" if action.kind is ActionKind.SEND_TEXT else ""
+        target, amount = "", ""
+        app = str(decision.details.get("app") or app)
     return ConfirmationRequest(action=action, decision=decision, category=category, app=app, what=what,
                                target=target, to_whom=_clip(whom, 40), how_much=amount, typed=_clip(typed))
 

@@ -604,7 +604,7 @@ class _Episode:
         t0 = self.clock()
         try:
             self.flush()
-            self.device.act(action)
+            outcome = self.device.act(action)
         except DeviceDisconnected as error:
             yield from self.device_lost(step, error)
             self.add_step(replace(base, error=FEEDBACK_DISCONNECTED))
@@ -619,6 +619,10 @@ class _Episode:
         yield self.emit(Acted(step, base.action, timings["act_s"]))
         self.mark_executed(step_id, timings)
         executed = replace(base, executed=True)
+        said = getattr(outcome, "said", None)  # a tool action's report (harness.tools.ToolResult)
+        if isinstance(said, Text):
+            yield self.emit(Said(step, said, SayPurpose.OUTPUT))
+            executed = replace(executed, result=str(getattr(outcome, "result", "") or said.en))
         left = yield from self.check_foreground(step)
         self.add_step(replace(executed, error=FEEDBACK_LEFT) if left else executed)
 

@@ -454,6 +454,10 @@ class SafetyGate:
             return _d(Verdict.ALLOW, Rule.ALLOW_PASSIVE, MSG["passive"])
         if action.kind is ActionKind.WAIT:
             return _d(Verdict.ALLOW, Rule.ALLOW_PASSIVE, MSG["passive"])
+        if action.is_tool:  # call, text, alarm, setting, link, query: their own rules (assistant_core.toolgate)
+            from assistant_core.toolgate import check_tool
+
+            return check_tool(action, observation, context)
         if observation.is_secure:
             return _d(Verdict.DENY, Rule.HANDOVER_SECURE_SCREEN, MSG["secure_screen"])
         if observation.is_locked:

@@ -8,6 +8,7 @@ parser converts before an Action is built.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -31,6 +32,14 @@ class ActionKind(StrEnum):
     OUTPUT = "output"
     CALL_USER = "call_user"
     FINISH = "finish"
+    # Tool actions: exact paths Android offers from the shell (harness.tools carries them out).
+    CALL = "call"
+    SEND_TEXT = "send_text"
+    SET_ALARM = "set_alarm"
+    SET_TIMER = "set_timer"
+    SET_SETTING = "set_setting"
+    OPEN_LINK = "open_link"
+    QUERY = "query"
 
 
 class Button(StrEnum):
@@ -48,6 +57,40 @@ MESSAGE_KINDS = frozenset({ActionKind.OUTPUT, ActionKind.CALL_USER, ActionKind.F
 APP_KINDS = frozenset({ActionKind.OPEN_APP, ActionKind.CLOSE_APP})
 # Kinds that change nothing on the phone.
 PASSIVE_KINDS = frozenset({ActionKind.WAIT, ActionKind.OUTPUT, ActionKind.CALL_USER, ActionKind.FINISH})
+TOOL_KINDS = frozenset({ActionKind.CALL, ActionKind.SEND_TEXT, ActionKind.SET_ALARM, ActionKind.SET_TIMER,
+                        ActionKind.SET_SETTING, ActionKind.OPEN_LINK, ActionKind.QUERY})
+# Tool kinds that only read the phone (the gate holds them to that).
+READ_ONLY_KINDS = frozenset({ActionKind.QUERY})
+
+
+class Setting(StrEnum):
+    """What set_setting may switch: the quick-settings a person switches. Nothing that weakens security
+    (screen lock, unknown sources, USB debugging) is here, so no tool can reach it."""
+
+    WIFI = "wifi"
+    BLUETOOTH = "bluetooth"
+    AIRPLANE_MODE = "airplane_mode"
+    DO_NOT_DISTURB = "do_not_disturb"
+    DARK_MODE = "dark_mode"
+    LOCATION = "location"
+    BRIGHTNESS = "brightness"  # value: a percentage 0-100
+
+
+class Query(StrEnum):
+    """What a read-only query may read."""
+
+    NOTIFICATIONS = "notifications"
+    SCREEN = "screen"
+    MESSAGES = "messages"  # the thread with `number` (and `contact` to name it)
+    BATTERY = "battery"
+    TIME = "time"
+    NEXT_ALARM = "next_alarm"
+    WIFI_NETWORK = "wifi_network"
+
+
+_NUMBER_RE = re.compile(r"\+?[0-9][0-9 ()\-]{1,30}")
+_CLOCK_RE = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)")
+MAX_TIMER_MS = 24 * 3600 * 1000
 
 
 class ActionError(ValueError):
@@ -72,6 +115,15 @@ class Action:
     button: Button | None = None
     app: str | None = None
     duration_ms: int | None = None
+    # Tool fields: a phone number (call, send_text, query messages), the contact's name as the user knows
+    # it (read back in confirmations), an alarm time "HH:MM", a setting and its value, a query, a link.
+    number: str | None = None
+    contact: str | None = None
+    clock: str | None = None
+    setting: Setting | None = None
+    value: str | None = None
+    query: Query | None = None
+    url: str | None = None
 
     def __post_init__(self) -> None:
         try:
@@ -103,6 +155,54 @@ class Action:
             raise ActionError(f"{kind} needs an app name or package")
         if kind in MESSAGE_KINDS and self.text is not None and not isinstance(self.text, str):
             raise ActionError(f"{kind}: text must be a string")
+        if kind in TOOL_KINDS:
+            self._validate_tool(kind)
+
+    def _validate_tool(self, kind: ActionKind) -> None:
+        for name in ("number", "contact", "clock", "value", "url", "text"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, str):
+                raise ActionError(f"{kind}: {name} must be a string, got {value!r}")
+        if kind in (ActionKind.CALL, ActionKind.SEND_TEXT) or (kind is ActionKind.QUERY and self.number):
+            number = (self.number or "").strip()
+            if not _NUMBER_RE.fullmatch(number) or sum(c.isdigit() for c in number) < 3:
+                raise ActionError(f"{kind} needs a phone number (digits, +, spaces, dashes), got {self.number!r}")
+            object.__setattr__(self, "number", number)
+        if kind is ActionKind.SEND_TEXT and not (isinstance(self.text, str) and self.text.strip()):
+            raise ActionError("send_text needs the message text")
+        if kind is ActionKind.SET_ALARM:
+            m = _CLOCK_RE.fullmatch((self.clock or "").strip())
+            if m is None:
+                raise ActionError(f"set_alarm needs a time as HH:MM, got {self.clock!r}")
+            object.__setattr__(self, "clock", f"{int(m.group(1)):02d}:{m.group(2)}")
+        if kind is ActionKind.SET_TIMER and not (self.duration_ms and 1000 <= self.duration_ms <= MAX_TIMER_MS):
+            raise ActionError(f"set_timer needs a duration from 1 s to 24 h, got {self.duration_ms!r} ms")
+        if kind is ActionKind.SET_SETTING:
+            try:
+                setting = Setting(self.setting)
+            except ValueError:
+                raise ActionError(f"set_setting: unknown setting {self.setting!r}; "
+                                  f"known: {[s.value for s in Setting]}") from None
+            object.__setattr__(self, "setting", setting)
+            value = (self.value or "").strip().lower()
+            if setting is Setting.BRIGHTNESS:
+                if not value.isdigit() or not 0 <= int(value) <= 100:
+                    raise ActionError(f"set_setting brightness needs a percentage 0-100, got {self.value!r}")
+            elif value not in ("on", "off"):
+                raise ActionError(f"set_setting {setting} needs 'on' or 'off', got {self.value!r}")
+            object.__setattr__(self, "value", value)
+        if kind is ActionKind.OPEN_LINK:
+            url = (self.url or "").strip()
+            if not re.fullmatch(r"https?://[^\s\"'`<>]+", url, flags=re.IGNORECASE):
+                raise ActionError(f"open_link needs an http(s) address, got {self.url!r}")
+            object.__setattr__(self, "url", url)
+        if kind is ActionKind.QUERY:
+            try:
+                object.__setattr__(self, "query", Query(self.query))
+            except ValueError:
+                raise ActionError(f"query: unknown query {self.query!r}; known: {[q.value for q in Query]}") from None
+            if self.query is Query.MESSAGES and not self.number:
+                raise ActionError("query messages needs the number of the conversation")
 
     # Convenience constructors keep call sites readable.
     @classmethod
@@ -156,6 +256,38 @@ class Action:
     @classmethod
     def finish(cls, text: str = "") -> Action:
         return cls(ActionKind.FINISH, text=text)
+
+    @classmethod
+    def call(cls, number: str, contact: str = "") -> Action:
+        return cls(ActionKind.CALL, number=number, contact=contact or None)
+
+    @classmethod
+    def send_text(cls, number: str, text: str, contact: str = "") -> Action:
+        return cls(ActionKind.SEND_TEXT, number=number, text=text, contact=contact or None)
+
+    @classmethod
+    def set_alarm(cls, clock: str, label: str = "") -> Action:
+        return cls(ActionKind.SET_ALARM, clock=clock, text=label or None)
+
+    @classmethod
+    def set_timer(cls, seconds: float) -> Action:
+        return cls(ActionKind.SET_TIMER, duration_ms=int(round(seconds * 1000)))
+
+    @classmethod
+    def set_setting(cls, setting: Setting | str, value: str) -> Action:
+        return cls(ActionKind.SET_SETTING, setting=setting, value=value)  # type: ignore[arg-type]
+
+    @classmethod
+    def open_link(cls, url: str) -> Action:
+        return cls(ActionKind.OPEN_LINK, url=url)
+
+    @classmethod
+    def ask_phone(cls, query: Query | str, *, number: str = "", contact: str = "") -> Action:
+        return cls(ActionKind.QUERY, query=query, number=number or None, contact=contact or None)  # type: ignore[arg-type]
+
+    @property
+    def is_tool(self) -> bool:
+        return self.kind in TOOL_KINDS
 
     @property
     def point(self) -> tuple[int, int] | None:
@@ -330,6 +462,7 @@ class Step:
     error: str = ""
     foreground: str = ""
     timings: dict[str, float] = field(default_factory=dict)
+    result: str = ""  # what a tool action read or reported (the model sees it next turn)
 
 
 # --- Errors a device can raise. Each carries a message a person can hear. -----------------------------

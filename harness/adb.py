@@ -747,9 +747,18 @@ class AdbDevice:
         if x is None or y is None or not (0 <= x < width and 0 <= y < height):
             raise ActionOutOfBounds(TEXT["out_of_bounds"].format(x=x, y=y), detail=f"screen is {width}x{height}")
 
-    def act(self, action: Action) -> None:
+    def _tool_shell(self, command: str) -> Any:
+        """harness.tools' Runner: one command line, stdout/stderr/status; only reads are retried after a cut."""
+        from harness.tools import READ_ONLY_PREFIXES, Ran
+
+        result = self.run(command, idempotent=command.startswith(READ_ONLY_PREFIXES))
+        return Ran(command, result.stdout.decode("utf-8", "replace"), result.stderr.decode("utf-8", "replace"),
+                   result.exit_code)
+
+    def act(self, action: Action) -> Any:
+        """Carry out one action; a tool action returns its harness.tools.ToolResult (or raises ToolRefused)."""
         if action.is_passive and action.kind is not ActionKind.WAIT:
-            return
+            return None
         k = action.kind
         if k is ActionKind.WAIT:
             self.clock.sleep((action.duration_ms or 1000) / 1000)
@@ -782,8 +791,17 @@ class AdbDevice:
             self._launch(self._package(action.app or ""))
         elif k is ActionKind.CLOSE_APP:
             self._act_shell(f"am force-stop {self._package(action.app or '')}")
+        elif action.is_tool:
+            from harness.tools import carry_out
+
+            try:
+                return carry_out(action, self._tool_shell)
+            finally:
+                self._acted = True
+                self._last_action_at = time.monotonic()
         self._acted = True
         self._last_action_at = time.monotonic()
+        return None
 
     def reset(self) -> None:
         raise NotImplementedError("a phone over ADB cannot be reset to a start state")

@@ -41,7 +41,7 @@ KINDS = KindRegistry.load()
 def test_the_cases_cover_every_kind_that_has_a_check_and_a_task():
     # settings kinds no task does are put over adb in test_verify_settings_kinds.py; apps in the tests below
     without_task = {"wifi_off", "airplane_off", "location_on", "dark_theme_off", "ring_silent", "ring_vibrate", "ring_normal",
-                    "open_app", "install_app"}
+                    "open_app", "install_app", "dnd_on", "dnd_off"}
     checkable = {k.name for k in KINDS.kinds if k.check != "unavailable"} - without_task
     assert {kind for _, kind in CASES} == checkable
 

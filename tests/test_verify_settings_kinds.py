@@ -215,6 +215,10 @@ SETTINGS_CASES = [
                 ("global", "mode_ringer", "2")),
     SettingCase("ring_normal", "Turn the ringer back on.", "打开响铃。", "global", "mode_ringer", "0", "2",
                 ("global", "mode_ringer", "1")),
+    SettingCase("dnd_on", "Turn on do not disturb.", "打开勿扰模式。", "global", "zen_mode", "0", "1",
+                ("global", "mode_ringer", "0")),
+    SettingCase("dnd_off", "Turn off do not disturb.", "关闭勿扰模式。", "global", "zen_mode", "1", "0",
+                ("global", "wifi_on", "0")),
 ]
 # How the answer names a value ([English, Chinese]).
 SPOKEN = {
@@ -223,6 +227,7 @@ SPOKEN = {
     ("location_mode", "0"): ("off", "关闭"), ("location_mode", "3"): ("on", "开启"),
     ("ui_night_mode", "1"): ("light", "浅色"), ("ui_night_mode", "2"): ("dark", "深色"),
     ("mode_ringer", "0"): ("silent", "静音"), ("mode_ringer", "1"): ("vibrate", "振动"),
+    ("zen_mode", "0"): ("off", "关闭"), ("zen_mode", "1"): ("on (important interruptions only)", "开启（仅限重要打扰）"),
     ("mode_ringer", "2"): ("normal (ringing)", "响铃"),
 }
 def test_every_settings_kind_is_exercised_through_adb_here_or_by_a_phoneworld_task():

@@ -4,6 +4,7 @@ tests, evaluation and RL; the ADB path goes through the simulated adbd instead).
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from assistant_core.i18n import Text
 from assistant_core.types import Action, ActionKind, ActionOutOfBounds, Button, DeviceError, Observation
@@ -30,6 +31,7 @@ class SimDevice:
         self.screenshots = screenshots
         self.want_xml = ui_xml
         self.closed = False
+        self._runner: Any = None
 
     def observe(self) -> Observation:
         w = self.world
@@ -64,9 +66,23 @@ class SimDevice:
             )
         return app.package
 
-    def act(self, action: Action) -> None:
+    def _tool_runner(self) -> Any:
+        """The simulated phone's own shell, in-process: tools run the same command lines as over adb."""
+        if self._runner is None:
+            from harness.phoneworld.phone import SimPhone
+            from harness.tools import InProcessRunner
+
+            self._runner = InProcessRunner(SimPhone(self.world))
+        return self._runner
+
+    def act(self, action: Action) -> Any:
+        """Carry out one action; a tool action returns its harness.tools.ToolResult (or raises ToolRefused)."""
         w = self.world
         k = action.kind
+        if action.is_tool:
+            from harness.tools import carry_out
+
+            return carry_out(action, self._tool_runner())
         if k in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.LONG_PRESS):
             self._check(action.x, action.y)
             if k is ActionKind.CLICK:
@@ -94,6 +110,7 @@ class SimDevice:
             w.wait(action.duration_ms or 1000)
         else:
             log.debug("passive action %s: nothing to do on the phone", k)
+        return None
 
     def installed_apps(self) -> dict[str, str]:
         return self.world.installed_apps()

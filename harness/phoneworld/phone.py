@@ -147,6 +147,10 @@ class SimPhone:
         self.services = PhoneServices(self.shell, self.fs)
         self.adbd = Adbd(self.services, port=port, props=props)
         self.scrcpy_servers: list = []  # running ScrcpyServer instances (harness.phoneworld.scrcpy_server)
+        # Refusals a real phone may give a tool (harness.phoneworld.intents): permissions the shell user
+        # lacks on this phone, and `cmd` services its Android version does not have. Tests fill them.
+        self.denied_permissions: set[str] = set()
+        self.missing_services: set[str] = set()
         self.commands_run = 0
 
     # --- lifecycle ------------------------------------------------------------------------------------

@@ -89,6 +89,7 @@ class SettingsState:
     font_scale: float = 1.0
     screen_lock: bool = True
     location: bool = True
+    dnd: bool = False  # do not disturb (Settings.Global.ZEN_MODE: 0 off, 1 important interruptions only)
     factory_reset_requested: bool = False
     # radio states to restore when airplane mode goes off again
     wifi_before_airplane: bool = True
@@ -174,6 +175,7 @@ class SettingsApp(App):
             ("secure", "ui_night_mode"): "2" if s.dark_mode else "1",
             ("secure", "location_mode"): "3" if s.location else "0",
             ("secure", "lockscreen.disabled"): "0" if s.screen_lock else "1",
+            ("global", "zen_mode"): "1" if s.dnd else "0",
         }
         return table.get((namespace, key))
 
@@ -199,6 +201,8 @@ class SettingsApp(App):
             s.location = on
         elif k == ("secure", "lockscreen.disabled"):
             self.set_screen_lock(not on)
+        elif k == ("global", "zen_mode"):
+            s.dnd = on
         else:
             return False
         self.world.refresh()
