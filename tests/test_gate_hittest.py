@@ -1,0 +1,96 @@
+"""Issue 19: the gate and the phone agree on what is under every point.
+
+The property: over oracle states of every PhoneWorld-lite task, in English and Chinese, at every point of
+a coarse grid and at the corners and just-outside edges of every element that takes touches, the element
+the safety gate judges (`Observation.element_at`, from the observation the loop sees and from the
+uiautomator XML as the adb device parses it) is the element whose box the simulated phone activates
+(`ui.hit_test`, what `World.tap` dispatches to). Where the phone activates nothing, the gate sees no
+touch receiver.
+
+Kept fast for CI: a 6 x 12 grid plus element edges, on every third state of each oracle run (its first
+and last always), about 1,400 states in all.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant_core.hittest import takes_touch, touch_target
+from assistant_core.types import UIElement
+from harness.adb import parse_ui_xml
+from harness.phoneworld import SimDevice
+from harness.phoneworld.oracle import iter_solve, observe_fast
+from harness.phoneworld.tasks import make_world, registry
+from harness.phoneworld.ui import element_boxes, hit_test, to_elements
+from harness.phoneworld.world import HEIGHT, WIDTH
+
+GRID = [(int(WIDTH * (i + 0.5) / 6), int(HEIGHT * (j + 0.5) / 12)) for i in range(6) for j in range(12)]
+
+
+def _key(e: UIElement | None):
+    return None if e is None else (e.bounds, e.resource_id, e.text, e.content_desc, e.clickable, e.package)
+
+
+def probe_points(elements) -> list[tuple[int, int]]:
+    points = list(GRID)
+    for e in elements:
+        if not takes_touch(e) or e.area <= 0:
+            continue
+        left, top, right, bottom = e.bounds
+        points += [(left, top), (right - 1, bottom - 1), (right, (top + bottom) // 2), ((left + right) // 2, bottom),
+                   (left - 1, top - 1)]
+    return [(x, y) for x, y in points if 0 <= x < WIDTH and 0 <= y < HEIGHT]
+
+
+def disagreements(world) -> list[str]:
+    roots = world.screen().roots
+    phone_elements = to_elements(roots)
+    boxes = element_boxes(roots)
+    assert len(boxes) == len(phone_elements)
+    obs = observe_fast(world)
+    parsed = parse_ui_xml(world.ui_xml())
+    out = []
+    for x, y in probe_points(obs.elements or ()):
+        box = hit_test(roots, x, y)
+        expected = None
+        if box is not None:
+            expected = next(e for e, b in zip(phone_elements, boxes, strict=True) if b is box)
+        for source, elements in (("observation", obs.elements or ()), ("adb xml", parsed)):
+            seen = touch_target(elements, x, y)
+            if _key(seen) != _key(expected):
+                out.append(f"{source} ({x},{y}): gate {_key(seen)} phone {_key(expected)}")
+        # The gate's element_at names the receiver when there is one (what it judges).
+        if expected is not None and _key(obs.element_at(x, y)) != _key(expected):
+            out.append(f"element_at ({x},{y}): {_key(obs.element_at(x, y))} vs {_key(expected)}")
+        if expected is None and obs.element_at(x, y) is not None and takes_touch(obs.element_at(x, y)):
+            out.append(f"element_at ({x},{y}) names a receiver the phone does not activate")
+    return out
+
+
+TASK_IDS = [t.id for t in registry.TASKS]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_gate_and_phone_agree_on_every_point_of_every_oracle_state(lang):
+    states = 0
+    problems: list[str] = []
+    for task_id in TASK_IDS:
+        world, params = make_world(task_id, 0, lang)
+        problems += [f"{task_id} start: {p}" for p in disagreements(world)]
+        states += 1
+        gen = iter_solve(task_id, 0, lang, SimDevice(world, screenshots=False), world=world, params=params)
+        steps = 0
+        while True:
+            try:
+                next(gen)
+            except StopIteration:
+                break
+            steps += 1
+            if steps % 3 == 0:  # every third state after an action (the start and the end always)
+                problems += [f"{task_id} step {steps}: {p}" for p in disagreements(world)]
+                states += 1
+        if steps % 3:
+            problems += [f"{task_id} end: {p}" for p in disagreements(world)]
+            states += 1
+    assert problems == [], problems[:10]
+    assert states >= 3 * len(TASK_IDS)
