@@ -34,6 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--db", type=Path, default=None, help="history database (default: the user data folder)")
     p.add_argument("--no-speech", action="store_true", help="do not load the text-to-speech voice")
     p.add_argument("--self-check", action="store_true", help="build the window off-screen, check it, exit")
+    p.add_argument("--connect", default="", metavar="HOST:PORT",
+                   help="a Wi-Fi phone (wireless debugging) to connect at start; it is remembered for next time")
     return p
 
 
@@ -114,11 +116,14 @@ def build_window(args: argparse.Namespace, *, services=None):
     theme = HIGH_CONTRAST if args.high_contrast else STANDARD
     apply_theme(QApplication.instance(), theme)
 
-    phone = None
+    phone = owner = None
     if args.demo:
         phone = open_simulated(lang, seed=args.seed)
     elif not args.self_check:
-        phone = find_real_phone().connection
+        owner = _phone_owner(args)
+        # Only a server that already answers here: starting one (seconds) happens behind the shown window
+        # (app.phonewatch), which then announces it and opens the phone.
+        phone = find_real_phone(owner=owner).connection if owner.running() else None
     stored = load_agent(history) if history is not None else None
     preferred = AgentKind.SERVER if args.server else (stored.kind if stored else None)
     server = args.server or (stored.server_address if stored else "")
@@ -138,6 +143,7 @@ def build_window(args: argparse.Namespace, *, services=None):
             simulated_phone=lambda lg: open_simulated(lg, seed=args.seed),
         )
     window = MainWindow(lang=lang, theme=theme, services=services, phone=phone, agent=agent)
+    window.phone_owner = owner
     if agent.kind is not AgentKind.SERVER and not args.self_check:
         from app.workers import BackgroundOp
 
@@ -152,6 +158,22 @@ def build_window(args: argparse.Namespace, *, services=None):
 
         window.apply_settings(replace(settings, language=lang), agent)  # --lang wins over the stored one
     return window
+
+
+def _phone_owner(args: argparse.Namespace):
+    """The adb server owner for the app (harness.adbserver), with the remembered Wi-Fi phones and the one
+    given by --connect (which is remembered from now on)."""
+    from app.phone import RememberedPhones
+    from harness.adbserver import AdbServerOwner
+
+    remembered = RememberedPhones()
+    wifi = remembered.load()["wifi"]
+    address = getattr(args, "connect", "")
+    if address:
+        address = address if ":" in address else f"{address}:5555"
+        wifi = [address, *[a for a in wifi if a != address]]
+        remembered.save(wifi=wifi)
+    return AdbServerOwner(remembered=wifi, socket_timeout=5.0)
 
 
 def self_check(window) -> list[str]:
@@ -187,4 +209,9 @@ def main(argv: list[str] | None = None) -> int:
     from app.first_run import start as on_started  # the setup wizard on a bundle's first run; start-up probe
 
     on_started(window)
+    if getattr(window, "phone_owner", None) is not None:
+        from app.phonewatch import attach_phone_watch  # plug/unplug announced; the server started if needed
+
+        watch = attach_phone_watch(window, window.phone_owner)
+        app.aboutToQuit.connect(watch.stop)
     return int(app.exec())

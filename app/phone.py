@@ -7,7 +7,10 @@ frame fetches and the user's own taps on the mirror never interleave inside one 
 - `open_simulated(lang, ...)`: PhoneWorld-lite in-process (harness.phoneworld.World + SimDevice), labelled
   "Simulated phone (PhoneWorld-lite)". When a demo task is given, its start state is set up.
 - `find_real_phone()`: a USB or Wi-Fi phone through harness.adb (a PhoneProbe with the connection, or
-  the speakable reason there is none); `start_mirror()` adds the scrcpy mirror (harness.mirror).
+  the speakable instruction for the phone's state, harness.phonestates); the adb server comes from an
+  `AdbServerOwner` (harness.adbserver: found on the standard address or started there, once); Wi-Fi
+  phones it opens are remembered, so a restarted server reconnects them. `start_mirror()` adds the scrcpy
+  mirror (harness.mirror). `RememberedPhones` keeps the Wi-Fi phones and the chosen phone across starts.
 """
 
 from __future__ import annotations
@@ -147,21 +150,82 @@ def adb_port() -> int:
     return int(raw) if raw.isdigit() else 5037
 
 
-def find_real_phone(*, host: str = "127.0.0.1", port: int | None = None, serial: str | None = None,
-                    wait_s: float = 0.5) -> PhoneProbe:
-    """A USB or Wi-Fi phone through the adb server (harness.adb.open_device over a GuardedAdbClient that
-    never starts a server of its own), or the bilingual reason there is none."""
-    from harness.adb import open_device
-    from harness.adbserver import GuardedAdbClient
+def find_real_phone(*, host: str | None = None, port: int | None = None, serial: str | None = None,
+                    wait_s: float = 0.5, owner: Any = None, start_server: bool | None = None) -> PhoneProbe:
+    """A USB or Wi-Fi phone through the adb server, or the bilingual instruction for why there is none
+    (no phone, unauthorized, offline, no permissions, several phones, the server's own trouble).
 
-    client = GuardedAdbClient(host=host, port=port or adb_port(), socket_timeout=5.0)
+    `owner` (harness.adbserver.AdbServerOwner) gives the server; by default one on the standard address
+    (ANDROID_ADB_SERVER_ADDRESS / ANDROID_ADB_SERVER_PORT, or host/port given here) that starts a server
+    when none answers, unless `start_server=False`."""
+    from harness.adb import list_devices, open_device
+    from harness.adbserver import AdbServerOwner, ServerAddress, server_address
+    from harness.phonestates import instruction_for
+
+    if owner is None:
+        default = server_address()
+        owner = AdbServerOwner(ServerAddress(host or default.host, port or default.port),
+                               autostart=start_server, socket_timeout=5.0)
     try:
+        client = owner.ensure()
         device = open_device(client, serial, wait_s=wait_s)
     except DeviceError as exc:
-        return PhoneProbe(None, exc.message)
-    label = Text(f"Phone {device.serial}", f"手机 {device.serial}")
+        reason = exc.message
+        try:  # say what to do about the phone's actual state, when the server can tell
+            if owner.running():
+                reason = instruction_for(list_devices(owner.client(5.0)), chosen=serial)
+        except DeviceError:
+            pass
+        return PhoneProbe(None, reason)
+    if device.serial.rsplit(":", 1)[-1].isdigit():
+        owner.remember(device.serial)  # a Wi-Fi phone: reconnected whenever the server restarts
+    from harness.phonestates import phone_name
+
+    try:
+        info = next(d for d in list_devices(client) if d.serial == device.serial)
+        name = phone_name(info)
+        label = Text(f"{name.en} ({device.serial})", f"{name.zh}（{device.serial}）")
+    except (DeviceError, StopIteration):
+        label = Text(f"Phone {device.serial}", f"手机 {device.serial}")
     return PhoneProbe(PhoneConnection(device=LockedDevice(device), label=label, is_simulated=False,
-                                      extra={"client": client, "serial": device.serial}))
+                                      extra={"client": client, "serial": device.serial, "owner": owner}))
+
+
+class RememberedPhones:
+    """Wi-Fi phones to reconnect at start, and the phone chosen among several, in a small JSON file in
+    the user's data folder (`phones.json`)."""
+
+    def __init__(self, path: Any = None):
+        from pathlib import Path
+
+        if path is None:
+            from app.first_run import default_folder
+
+            path = default_folder() / "phones.json"
+        self.path = Path(path)
+
+    def load(self) -> dict[str, Any]:
+        import json
+
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {"wifi": [], "chosen": ""}
+        return {"wifi": [a for a in data.get("wifi", []) if isinstance(a, str)], "chosen": str(data.get("chosen", ""))}
+
+    def save(self, *, wifi: list[str] | None = None, chosen: str | None = None) -> None:
+        import json
+
+        data = self.load()
+        if wifi is not None:
+            data["wifi"] = list(dict.fromkeys(wifi))
+        if chosen is not None:
+            data["chosen"] = chosen
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+        except OSError:
+            log.warning("could not remember the phones in %s", self.path)
 
 
 def start_mirror(connection: PhoneConnection, timeout_s: float = 15.0):

@@ -169,9 +169,13 @@ class DeviceWatcher:
     def _run(self) -> None:
         lost = False  # the server went away and has not been confirmed back yet
         failed_reason = ""
+        first = True
         while not self._stop.is_set():
             try:
                 self.owner.ensure()
+                if first:  # a server found running has not seen our remembered Wi-Fi phones yet
+                    first = False
+                    self.owner.reconnect_remembered()
             except DeviceError as exc:
                 if exc.message.en != failed_reason:  # say it once, not every retry
                     failed_reason = exc.message.en
@@ -180,8 +184,7 @@ class DeviceWatcher:
                 continue
             failed_reason = ""
             try:
-                self._follow(on_first=lambda: self._emit(PhoneEvent(PhoneEventKind.SERVER_BACK, STATES["server_back"]))
-                             if lost else None)
+                self._follow(back=lost)
                 lost = False
             except (OSError, ValueError) as exc:
                 if self._stop.is_set():
@@ -197,7 +200,8 @@ class DeviceWatcher:
                 self._emit(PhoneEvent(PhoneEventKind.SERVER_LOST, STATES["server_lost"]))
             self._stop.wait(0.2)
 
-    def _follow(self, on_first: Callable[[], None]) -> None:
+    def _follow(self, *, back: bool) -> None:
+        """Read the server's device lists until it goes away; `back`: say SERVER_BACK on the first one."""
         address = self.owner.address
         sock = socket.create_connection((address.host, address.port), timeout=5)
         self._sock = sock
@@ -210,7 +214,8 @@ class DeviceWatcher:
                 payload = _read_exactly(sock, length).decode("utf-8", "replace") if length else ""
                 if first:
                     first = False
-                    on_first()
+                    if back:
+                        self._emit(PhoneEvent(PhoneEventKind.SERVER_BACK, STATES["server_back"]))
                 self._update(parse_devices_l(payload))
         finally:
             self._sock = None

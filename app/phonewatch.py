@@ -1,0 +1,120 @@
+"""The window's side of the phone's lifecycle: harness.devicewatch.DeviceWatcher brought onto the GUI thread.
+
+    watch = attach_phone_watch(window, owner)     # owner: harness.adbserver.AdbServerOwner
+
+`PhoneWatch` turns the watcher's events (its own thread) into Qt signals on the GUI thread. Events that
+follow each other within `settle_ms` are coalesced per phone (a phone passing through offline and
+authorizing to device says only "connected"), so a change is announced within the 2 s a user waits.
+`attach_phone_watch` wires it to a MainWindow: every announcement goes through the window's announcer
+in its language (the server starting, a phone plugged in or pulled out, what to do about an unauthorized
+or offline phone, the server restarted); a phone that becomes ready while the window has none is opened
+off the GUI thread. A run in progress pauses and resumes by itself (the loop waits for the phone on
+DeviceDisconnected); while it runs, the loop's own "lost"/"back" sentences are not said twice.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+
+from assistant_core.i18n import Text
+from harness.devicewatch import DeviceWatcher, PhoneEvent, PhoneEventKind
+from harness.phonestates import STATES
+
+log = logging.getLogger(__name__)
+
+_QUIET_DURING_RUN = (STATES["unplugged"].en,)
+
+
+class PhoneWatch(QObject):
+    """Qt signals for the adb server's phones (see the module docstring). Lives on the GUI thread."""
+
+    announcement = Signal(object)  # Text to say
+    phone_ready = Signal(str)  # serial that is now usable
+    phone_lost = Signal(str)  # serial that went away or stopped answering
+    _incoming = Signal(object)  # PhoneEvent or Text, emitted on the watcher's thread
+
+    def __init__(self, owner: Any, *, settle_ms: int = 300, parent: QObject | None = None):
+        super().__init__(parent)
+        self.owner = owner
+        self._pending: dict[str, PhoneEvent | Text] = {}
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(settle_ms)
+        self._timer.timeout.connect(self._flush)
+        self._incoming.connect(self._collect, Qt.ConnectionType.QueuedConnection)
+        self._watcher: DeviceWatcher | None = None
+        self.events: list[PhoneEvent] = []  # every event delivered (for tests and the log)
+
+    def start(self) -> PhoneWatch:
+        if self.owner.announce is None:  # "Starting the phone connection helper" comes through us too
+            self.owner.announce = lambda text: self._incoming.emit(text)
+        self._watcher = DeviceWatcher(self.owner, self._incoming.emit).start()
+        return self
+
+    def stop(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+
+    def _collect(self, item: PhoneEvent | Text) -> None:
+        if isinstance(item, Text):
+            self.announcement.emit(item)  # the server is starting: say it at once
+            return
+        self.events.append(item)
+        key = item.serial or str(item.kind)
+        self._pending.pop(key, None)
+        self._pending[key] = item
+        self._timer.start()
+
+    def _flush(self) -> None:
+        pending, self._pending = list(self._pending.values()), {}
+        for event in pending:
+            assert isinstance(event, PhoneEvent)
+            if event.kind is PhoneEventKind.SERVER_FAILED and event.message == STATES["server_off"]:
+                log.info("no adb server and starting one is off: waiting for one")  # the window shows no phone
+            else:
+                self.announcement.emit(event.message)
+            state = event.device.state if event.device is not None else ""
+            if state == "device":
+                self.phone_ready.emit(event.serial)
+            elif event.serial:
+                self.phone_lost.emit(event.serial)
+
+
+def attach_phone_watch(window: Any, owner: Any, *, settle_ms: int = 300) -> PhoneWatch:
+    """Start a PhoneWatch for `window` (an app.main_window.MainWindow); see the module docstring."""
+    from app.announce import Cue
+    from app.phone import find_real_phone
+    from app.workers import BackgroundOp
+
+    watch = PhoneWatch(owner, settle_ms=settle_ms, parent=window)
+    opening: list[str] = []
+
+    def say(text: Text) -> None:
+        if window.is_running() and text.en in _QUIET_DURING_RUN:
+            return  # the run says "lost" and "back" itself as it pauses and resumes
+        window.announcer.announce(text.get(window.lang), Cue.INFO)
+
+    def opened(probe) -> None:
+        opening.clear()
+        if probe.connection is None:
+            return
+        if window.phone is None and not window.is_running():
+            window.set_phone(probe.connection)
+        else:
+            probe.connection.close()
+
+    def ready(serial: str) -> None:
+        if window.phone is not None or window.is_running() or opening:
+            return
+        opening.append(serial)
+        BackgroundOp(lambda: find_real_phone(owner=owner, serial=serial, wait_s=2.0), on_done=opened,
+                     on_failed=lambda _exc: opening.clear(), parent=window).start()
+
+    watch.announcement.connect(say)
+    watch.phone_ready.connect(ready)
+    window.destroyed.connect(lambda *_: watch.stop())
+    return watch.start()

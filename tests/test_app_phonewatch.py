@@ -1,0 +1,100 @@
+"""The window and the phone's lifecycle (app.phonewatch over harness.devicewatch), through the real adb
+binary on a private port (tests/adb_owner_fixtures.py): with no adb server at all, the window starts one,
+says so, finds a Wi-Fi phone it remembers, says it is connected and opens it; pulled out and put back,
+and the server killed, are said in the window's language; a phone that never allows debugging gets its
+TalkBack instruction; the wizard's "Connect the phone" step starts the server too."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from app.agent import AgentChoice, AgentKind
+from app.main_window import AppServices, MainWindow
+from app.phonewatch import attach_phone_watch
+from harness.adbserver import AdbServerOwner
+from harness.phonestates import STATES
+from harness.phoneworld.phone import SimPhone
+from harness.phoneworld.world import World
+
+pytest_plugins = ("tests.adb_owner_fixtures",)
+
+
+def _said(window) -> list[str]:
+    said: list[str] = []
+    window.announcer.announced.connect(lambda text, _cue: said.append(text))
+    return said
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_window_starts_the_server_finds_the_phone_and_follows_it(qtbot, user_env, lang, server_pids):
+    phone = SimPhone(World(seed=0)).start()
+    window = MainWindow(lang=lang, services=AppServices(extra={"mirror": False}), phone=None,
+                        agent=AgentChoice(AgentKind.DEMO))
+    qtbot.addWidget(window)
+    said = _said(window)
+    owner = AdbServerOwner(env=user_env, remembered=[phone.address])
+    watch = attach_phone_watch(window, owner)
+    try:
+        qtbot.waitUntil(lambda: window.phone is not None, timeout=40_000)
+        assert window.phone.extra["serial"] == phone.address and not window.phone.is_simulated
+        assert said[0] == STATES["server_starting"].get(lang)
+        connected = {"en": "A phone was connected: PhoneWorld Lite ending in", "zh": "有手机连上了：PhoneWorld Lite"}[lang]
+        assert any(s.startswith(connected) for s in said), said
+
+        phone.adbd.stop()  # pulled out
+        qtbot.waitUntil(lambda: said[-1] == STATES["unplugged"].get(lang), timeout=10_000)
+        phone.adbd.restart()  # back
+        back = {"en": "is back.", "zh": "回来了。"}[lang]
+        qtbot.waitUntil(lambda: said[-1].endswith(back), timeout=20_000)
+
+        os.kill(server_pids(owner.address.port)[0], signal.SIGKILL)
+        qtbot.waitUntil(lambda: STATES["server_lost"].get(lang) in said, timeout=10_000)
+        qtbot.waitUntil(lambda: said[-1].endswith(back), timeout=40_000)  # restarted, phone reconnected
+        assert STATES["server_back"].get(lang) in said
+        assert said.count(STATES["server_starting"].get(lang)) == 1
+        assert window.phone.device.foreground()  # the same connection works through the new server
+    finally:
+        watch.stop()
+        window.shutdown()
+        phone.stop()
+
+
+def test_a_phone_waiting_for_allow_is_explained_and_not_opened(qtbot, user_env):
+    from harness.phoneworld.adbd import AuthMode
+
+    phone = SimPhone(World(seed=0)).start()
+    phone.adbd.faults.auth = AuthMode.REFUSE
+    window = MainWindow(lang="zh", services=AppServices(extra={"mirror": False}), phone=None,
+                        agent=AgentChoice(AgentKind.DEMO))
+    qtbot.addWidget(window)
+    said = _said(window)
+    watch = attach_phone_watch(window, AdbServerOwner(env=user_env, remembered=[phone.address]))
+    try:
+        qtbot.waitUntil(lambda: STATES["unauthorized"].zh in said, timeout=40_000)
+        assert window.phone is None
+    finally:
+        watch.stop()
+        window.shutdown()
+        phone.stop()
+
+
+def test_the_wizard_connect_step_starts_the_server_and_names_the_phone(user_env, monkeypatch, server_pids):
+    from app import setup_wizard
+
+    for key in ("HOME", "ANDROID_USER_HOME", "ANDROID_ADB_SERVER_PORT", "PHONEBUDDY_ADB_START", "XDG_DATA_HOME"):
+        monkeypatch.setenv(key, user_env[key])
+    phone = SimPhone(World(seed=0)).start()
+    try:
+        with pytest.raises(setup_wizard.SetupStepError) as none_yet:
+            setup_wizard._check_phone()  # server started, but no phone yet: what to do, step by step
+        assert none_yet.value.text == STATES["no_phone"]
+        assert len(server_pids(int(user_env["ANDROID_ADB_SERVER_PORT"]))) == 1
+        from harness.adbserver import AdbServerOwner as Owner
+
+        Owner().ensure().connect(phone.address)
+        assert "PhoneWorld Lite" in setup_wizard._check_phone()
+    finally:
+        phone.stop()
