@@ -194,10 +194,18 @@ def _bool_attr(node: ET.Element, name: str, default: bool = False) -> bool:
 
 
 def parse_ui_xml(xml: str) -> tuple[UIElement, ...]:
-    """uiautomator's XML -> UIElements, every node in document order."""
+    """uiautomator's XML -> UIElements, every node in document order. A `dump --windows` document
+    (Android 11+: <displays><display><window>..., topmost window first) is read bottom window first, so
+    a later element lies above an earlier one as in a single-window dump; phones without --windows
+    ignore the option and write the active window alone."""
     root = ET.fromstring(xml)
     out = []
-    for node in root.iter("node"):
+    if root.tag == "displays":
+        windows = [w for display in root.findall("display") for w in display.findall("window")]
+        nodes = [n for w in reversed(windows) for n in w.iter("node")]
+    else:
+        nodes = list(root.iter("node"))
+    for node in nodes:
         m = _BOUNDS_RE.fullmatch(node.get("bounds", ""))
         bounds = tuple(int(v) for v in m.groups()) if m else (0, 0, 0, 0)
         out.append(
@@ -419,8 +427,6 @@ class AdbDevice:
             raise NoDeviceError(TEXT["no_server"], detail=str(exc)) from exc
         return "gone"
 
-    def _await_online(self) -> bool:
-        """Wait out offline/authorizing/connecting for up to reconnect_grace_s. True when back."""
     def _state_or_gone(self) -> str:
         """state(), with a vanished adb server (killed mid-run; the device watcher restarts it) as "gone"
         once this phone has been online, so the run pauses and reconnects instead of failing."""
@@ -431,6 +437,8 @@ class AdbDevice:
                 return "gone"
             raise
 
+    def _await_online(self) -> bool:
+        """Wait out offline/authorizing/connecting for up to reconnect_grace_s. True when back."""
         deadline = self.clock.monotonic() + self.reconnect_grace_s
         while True:
             state = self._state_or_gone()
@@ -635,7 +643,7 @@ class AdbDevice:
 
     def observe(self) -> Observation:
         t0 = time.perf_counter()
-        tree_cmd = f"; echo {MARK}; rm -f {UI_DUMP_PATH}; uiautomator dump {UI_DUMP_PATH} >/dev/null && cat {UI_DUMP_PATH}"
+        tree_cmd = f"; echo {MARK}; rm -f {UI_DUMP_PATH}; uiautomator dump --windows {UI_DUMP_PATH} >/dev/null && cat {UI_DUMP_PATH}"
         text = self.shell(f"dumpsys window; echo {MARK}; dumpsys power" + (tree_cmd if self.ui_tree else ""))
         parts = text.split(MARK)
         state = parse_screen_state(parts[0], parts[1] if len(parts) > 1 else "")

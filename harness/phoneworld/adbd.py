@@ -361,8 +361,14 @@ class _Transport:
             with self._streams_lock:
                 stream = self._streams.pop(p.arg1, None)
             if stream is not None:
-                stream._sent_close = True  # the host already forgot it: no CLSE back
+                # A real adbd answers: handle_packet(A_CLSE) closes the local socket, and
+                # local_socket_close() shuts its remote peer down, which sends CLSE(local, remote) back
+                # (AOSP packages/modules/adb: adb.cpp, sockets.cpp remote_socket_shutdown). Clients
+                # such as adb-shell wait for that CLSE before reusing the connection.
+                stream._sent_close = True
+                self.send_quietly(Packet(Cmd.CLSE, stream.local_id, stream.remote_id))
                 stream._mark_closed()
+            # An unknown stream id is ignored, as find_local_socket() failing is in adbd.
         elif p.command == Cmd.STLS:
             log.warning("adbd: host asked for TLS, which the simulated phone does not speak")
         else:

@@ -6,7 +6,11 @@
   5 window size), an empty CMD for an interactive shell;
 - `exec:CMD` (raw stdout, as `adb exec-out`);
 - `sync:` (STAT/STA2/LST2, LIST/LIS2, SEND, RECV, QUIT) over a VirtualFS;
-- `localabstract:NAME` for sockets a program on the phone listens on (the scrcpy server registers one);
+- `localabstract:NAME` for sockets a program on the phone listens on (the scrcpy server registers one),
+  and likewise `tcp:PORT` / `tcp:HOST:PORT`, `localreserved:NAME`, `localfilesystem:PATH` (and
+  `local:PATH`, the same namespace): what `adb forward` opens. A real adbd connects to the socket
+  (AOSP packages/modules/adb socket_spec.cpp `socket_spec_connect`); when nothing listens the connect
+  fails and adbd closes the stream at once, so the host's forwarded connection ends at once;
 - `root:`, `unroot:`, `remount:`: the answers of a production build.
 Commands themselves are run by a `CommandRunner` (harness.phoneworld.shell.Shell for the world).
 """
@@ -139,19 +143,27 @@ class PhoneServices:
     # --- abstract sockets (what a process on the phone listens on) -------------------------------------
     def listen_abstract(self, name: str, handler: StreamRunner) -> Callable[[], None]:
         """Serve `localabstract:NAME` with handler; returns a function that stops listening."""
-        with self._lock:
-            self._abstract[name] = handler
-
-        def unlisten() -> None:
-            with self._lock:
-                if self._abstract.get(name) is handler:
-                    del self._abstract[name]
-
-        return unlisten
+        return self.listen(f"localabstract:{name}", handler)
 
     def abstract_names(self) -> list[str]:
         with self._lock:
             return sorted(self._abstract)
+
+    def listen(self, spec: str, handler: StreamRunner) -> Callable[[], None]:
+        """Serve a socket spec (`tcp:8080`, `localabstract:x`, `localreserved:x`, `localfilesystem:/p`) with
+        handler, as a process on the phone listening there would; returns a function that stops it."""
+        key = _socket_key(spec)
+        if key is None:
+            raise ValueError(f"not a socket spec this phone listens on: {spec!r}")
+        with self._lock:
+            self._abstract[key] = handler
+
+        def unlisten() -> None:
+            with self._lock:
+                if self._abstract.get(key) is handler:
+                    del self._abstract[key]
+
+        return unlisten
 
     # --- routing ---------------------------------------------------------------------------------------
     def route(self, service: str) -> StreamRunner | None:
@@ -169,6 +181,10 @@ class PhoneServices:
         if head == "localabstract":
             with self._lock:
                 return self._abstract.get(rest)
+        key = _socket_key(service)
+        if key is not None:
+            with self._lock:
+                return self._abstract.get(key)  # nobody listening: refused, the host sees the stream close
         if head in ("root", "unroot", "remount", "reboot", "disable-verity", "enable-verity"):
             message = "adbd cannot run as root in production builds\n" if head == "root" else f"{head} is not allowed on this device\n"
             return lambda stream: stream.write(message.encode())
@@ -207,6 +223,26 @@ class PhoneServices:
                     code = self.runner.run(text, io)
                 io.out(b"phoneworld:/ $ ")
         return code
+
+
+def _socket_key(spec: str) -> str | None:
+    """A socket spec as the phone's socket namespaces key it: abstract names bare (as listen_abstract
+    registers them), the others with their namespace; `tcp:HOST:PORT` for this phone is `tcp:PORT`."""
+    head, sep, rest = spec.partition(":")
+    if not sep or not rest:
+        return None
+    if head == "localabstract":
+        return rest
+    if head == "tcp":
+        host, _, port = rest.rpartition(":")
+        if not port.isdigit() or host not in ("", "localhost", "127.0.0.1", "::1"):
+            return None
+        return f"tcp:{int(port)}"
+    if head in ("localreserved", "localfilesystem"):
+        return f"{head}:{rest}"
+    if head == "local":  # the older name of localfilesystem
+        return f"localfilesystem:{rest}"
+    return None
 
 
 class SyncSession:

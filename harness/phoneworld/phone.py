@@ -147,7 +147,7 @@ class SimPhone:
         self.services = PhoneServices(self.shell, self.fs)
         self.adbd = Adbd(self.services, port=port, props=props)
         self.scrcpy_servers: list = []  # running ScrcpyServer instances (harness.phoneworld.scrcpy_server)
-        # Refusals a real phone may give a tool (harness.phoneworld.intents): permissions the shell user
+        # Refusals a real phone may give a tool (harness.phoneworld.toolservices): permissions the shell user
         # lacks on this phone, and `cmd` services its Android version does not have. Tests fill them.
         self.denied_permissions: set[str] = set()
         self.missing_services: set[str] = set()
@@ -326,6 +326,9 @@ class SimPhone:
             "",
             "WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)",
             f"  Display: mDisplayId=0 rotation=0 init={w.width}x{w.height} 420dpi base={w.width}x{w.height} 420dpi cur={w.width}x{w.height} app={w.width}x{w.height - 132}",
+            # DisplayRotation's dump (read by clients for the screen orientation); the world is portrait only.
+            "    mCurrentRotation=ROTATION_0  mLastOrientation=1",
+            "    mRotation=0 mDeferredRotationPauseCount=0",
             "",
         ]
         return "\n".join(lines)

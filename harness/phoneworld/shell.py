@@ -26,8 +26,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from harness.phoneworld import providers
+from harness.phoneworld import amstart, providers, toolservices
 from harness.phoneworld.adbservices import ShellIO
+from harness.phoneworld.syscmds import MODIFIER_KEYCODES, SysCommands, android_keycode
 from harness.phoneworld.vfs import FsError
 
 if TYPE_CHECKING:
@@ -185,7 +186,15 @@ class Shell:
             # Read by outcome checks (harness.verify); answered from world state by providers.py.
             "content": self._content,
             "date": self._date,
+            # Package, network and file tools other clients use (harness.phoneworld.syscmds).
+            "md5sum": lambda a, io: self.sys.md5sum(a, io, self._stdin),
+            "sha1sum": lambda a, io: self.sys.md5sum(a, io, self._stdin, "sha1"),
+            "sha256sum": lambda a, io: self.sys.md5sum(a, io, self._stdin, "sha256"),
+            "ip": lambda a, io: self.sys.ip(a, io),
+            "ifconfig": lambda a, io: self.sys.ifconfig(a, io),
+            "toybox": lambda a, io: self.sys.toybox(lambda argv, aio: self._simple(argv, self._env, aio, self._stdin), a, io),
         }
+        self.sys = SysCommands(phone)
 
     # --- the interpreter -------------------------------------------------------------------------------
     def run(self, line: str, io: ShellIO) -> int:
@@ -423,12 +432,48 @@ class Shell:
             elif sub == "keyevent":
                 for code in (c for c in rest if not c.startswith("--")):
                     name = code.removeprefix("KEYCODE_")
+                    if self.sys.key_blocked(android_keycode(code) or -1):
+                        continue  # a pinned task (`am task lock`) ignores Home and Recents
                     world.key(int(name) if name.isdigit() else name)
+            elif sub == "keycombination":
+                return self._keycombination(rest, io)
             elif sub in ("press", "roll", "motionevent"):
                 return 0
             else:
                 io.err(f"Error: Unknown command: {sub}\n")
                 return 1
+        return 0
+
+    def _keycombination(self, args: list[str], io: ShellIO) -> int:
+        """`input keycombination [-t MS] KEY KEY...` (Android 13+): the keys go down together, then up.
+
+        As AOSP InputShellCommand.runKeyCombination: fewer than two keys or an unknown name is an
+        IllegalArgumentException. What the world acts on is the combination's one non-modifier key (a
+        modifier alone has no effect on these apps); keys the world has no behaviour for do nothing.
+        """
+        if args[:1] == ["-t"]:
+            args = args[2:]
+        codes = []
+        for name in args:
+            code = android_keycode(name)
+            if code is None:
+                io.err(f"Exception occurred while executing 'keycombination':\n"
+                       f"java.lang.IllegalArgumentException: Unknown keycode: {name}\n")
+                return 255
+            codes.append(code)
+        if len(codes) < 2:
+            io.err("Exception occurred while executing 'keycombination':\n"
+                   "java.lang.IllegalArgumentException: keycombination requires at least 2 keycodes\n")
+            return 255
+        plain = [c for c in codes if c not in MODIFIER_KEYCODES]
+        with self.phone.lock:
+            if set(codes) == {26, 25}:  # Power + Volume down: a screenshot; nothing on screen changes
+                return 0
+            if len(plain) == 1 and not self.sys.key_blocked(plain[0]):
+                try:
+                    self.phone.world.key(plain[0])
+                except ValueError:
+                    pass
         return 0
 
     # --- screen ---------------------------------------------------------------------------------------
@@ -478,7 +523,11 @@ class Shell:
         paths = [a for a in args[1:] if not a.startswith("--")]
         path = paths[0] if paths else DEFAULT_DUMP
         with self.phone.lock:
-            xml = self.phone.world.ui_xml()
+            xml = window_dump(self.phone.world, all_windows="--windows" in args)
+        if xml is None:
+            # The screen is off: no active window (AOSP DumpCommand prints this and writes no file).
+            io.err("ERROR: null root node returned by UiTestAutomationBridge.\n")
+            return 0
         if path == "/dev/tty":
             io.out(xml)
             io.out("UI hierchary dumped to: /dev/tty\n")
@@ -499,6 +548,9 @@ class Shell:
     # --- dumpsys ---------------------------------------------------------------------------------------
     def _dumpsys(self, args: list[str], io: ShellIO) -> int:
         service = args[0] if args else ""
+        if service == "input":
+            io.out(self.sys.dumpsys_input())
+            return 0
         with self.phone.lock:
             answer = providers.DUMPSYS.get(service)
             text = answer(self.phone.world, args[1:]) if answer else self.phone.dumpsys(service, args[1:])
@@ -531,43 +583,55 @@ class Shell:
             return self._am_broadcast(rest, io)
         if sub == "kill-all" or sub == "kill":
             return 0
+        if sub == "stack":
+            return self.sys.am_stack(rest, io)
+        if sub == "task":
+            return self.sys.am_task(rest, io)
         io.err(f"Unknown command: {sub}\n")
         return 1
 
     def _am_start(self, args: list[str], io: ShellIO) -> int:
-        component = action = data = None
-        it = iter(args)
-        for a in it:
-            if a == "-n":
-                component = next(it, None)
-            elif a == "-a":
-                action = next(it, None)
-            elif a == "-d":
-                data = next(it, None)
-            elif a in ("-W", "-S", "-R", "--activity-clear-task", "--activity-new-task"):
-                continue
-            elif a in ("-c", "-t", "--user", "-f", "--display"):
-                next(it, None)
-            elif a.startswith("--e"):
-                next(it, None)
-                next(it, None)
-            elif not a.startswith("-") and component is None and "/" in a:
-                component = a
+        """`am start` with a component or an implicit intent (harness.phoneworld.amstart's table).
+
+        As AOSP ActivityManagerShellCommand.runStartActivity: "Starting: Intent {...}" on stdout, errors on
+        stderr, and exit status 0 even when nothing started (clients must read the text).
+        """
+        try:
+            intent = amstart.parse_am_intent(args)
+        except ValueError as exc:
+            io.err(f"Exception occurred while executing 'start':\njava.lang.IllegalArgumentException: {exc}\n")
+            return 255
+        io.out(f"Starting: Intent {intent.short()}\n")
         with self.phone.lock:
-            installed = self.phone.world.installed_apps()
-            if component:
-                pkg = component.split("/", 1)[0]
-                desc = f"cmp={component}"
-            elif action == "android.settings.SETTINGS" or (action or "").startswith("android.settings."):
-                pkg, desc = "com.android.settings", f"act={action}"
+            world = self.phone.world
+            installed = {p for p in world.installed_apps() if self.sys.launchable(p)}
+            cold = False
+            if intent.component:
+                pkg = intent.component.split("/", 1)[0]
+                if pkg == "com.android.launcher3":
+                    world.go_home()
+                elif pkg not in installed:
+                    io.err(f"Error type 3\nError: Activity class {{{amstart.expand_component(intent.component)}}} does not exist.\n")
+                    return 0
+                else:
+                    cold = pkg not in world.stacks
+                    world.launch(pkg)
             else:
-                io.out(f"Starting: Intent {{ act={action} dat={data} }}\n")
-                io.err("Error: Activity not started, unable to resolve Intent\n")
-                return 1
-            io.out(f"Starting: Intent {{ {desc} }}\n")
-            if pkg not in installed or not self.phone.world.launch(pkg):
-                io.err(f"Error: Activity class {{{component or pkg}}} does not exist.\n")
-                return 1
+                target = amstart.resolve(world, intent, installed)
+                if target is None:
+                    io.err(f"Error: Activity not started, unable to resolve Intent {intent.short(with_flags=True)}\n")
+                    return 0
+                denial = toolservices.permission_denial(self.phone, intent, f"{target.package}/{target.activity}")
+                if denial:  # a handler that requires a permission this phone's shell user lacks
+                    io.err(denial)
+                    return 255
+                pkg = target.package
+                cold = pkg not in world.stacks
+                target.open(world, intent)
+            fg_pkg, fg_act = world.foreground
+        if "-W" in args:
+            io.out(f"Status: ok\nLaunchState: {'COLD' if cold else 'WARM'}\nActivity: {fg_pkg}/{fg_act}\n"
+                   "TotalTime: 412\nWaitTime: 415\nComplete\n")
         return 0
 
     def _am_broadcast(self, args: list[str], io: ShellIO) -> int:
@@ -624,7 +688,8 @@ class Shell:
             io.err("** Error: no package given\n")
             return 1
         with self.phone.lock:
-            ok = pkg in self.phone.world.installed_apps() and self.phone.world.launch(pkg)
+            ok = (pkg in self.phone.world.installed_apps() and self.sys.launchable(pkg)
+                  and self.phone.world.launch(pkg))
         if not ok:
             io.out("  bash arg: -p\n  bash arg: " + pkg + "\n")
             io.err("** No activities found to run, monkey aborted.\n")
@@ -633,24 +698,13 @@ class Shell:
         return 0
 
     def _pm(self, args: list[str], io: ShellIO) -> int:
-        sub, rest = (args[0], args[1:]) if args else ("", [])
-        with self.phone.lock:
-            pkgs = self.phone.packages()
-        if sub == "list" and rest[:1] == ["packages"]:
-            filt = [a for a in rest[1:] if not a.startswith("-")]
-            for pkg in sorted(pkgs):
-                if not filt or filt[0] in pkg:
-                    path = f"/data/app/{pkg}-1/base.apk=" if "-f" in rest else ""
-                    io.out(f"package:{path}{pkg}\n")
-            return 0
-        if sub == "path":
-            if rest and rest[0] in pkgs:
-                return self._say(io, f"package:/data/app/{rest[0]}-1/base.apk")
-            return 1
-        if sub == "clear":
-            return self._say(io, "Success")
+        sub = args[0] if args else ""
+        answered = self.sys.pm(args, io)  # list packages, path, grant, revoke, (un)install, clear, enable
+        if answered is not None:
+            return answered
+        # PackageManagerShellCommand.handleDefaultCommands: unknown command, status -1.
         io.err(f"Unknown command: {sub}\n")
-        return 1
+        return 255
 
     def _settings(self, args: list[str], io: ShellIO) -> int:
         if args[:1] == ["--user"]:  # `settings --user <id>|current get ...`: one user here; a value of 0 is data
@@ -658,8 +712,10 @@ class Shell:
         sub, rest = (args[0], args[1:]) if args else ("", [])
         with self.phone.lock:
             if sub == "get" and len(rest) >= 2:
-                value = self.phone.settings_get(rest[0], rest[1])
+                value = self.sys.setting(rest[0], rest[1])
                 return self._say(io, "null" if value is None else value)
+            if sub == "list" and len(rest) == 1:  # SettingsService: `settings list NAMESPACE`, key=value lines
+                return self.sys.settings_list(rest[0], io)
             if sub == "put" and len(rest) >= 3:
                 self.phone.settings_put(rest[0], rest[1], " ".join(rest[2:]))
                 return 0
@@ -670,6 +726,14 @@ class Shell:
         return 1
 
     def _cmd(self, args: list[str], io: ShellIO) -> int:
+        if args[:2] == ["package", "resolve-activity"] and "-a" in args:
+            with self.phone.lock:
+                return toolservices.resolve_activity(self.phone, args[2:], io)
+        if args[:1] and args[0] in toolservices.SERVICES:
+            with self.phone.lock:
+                answered = toolservices.service(self.phone, args[0], args[1:], io)
+            if answered is not None:
+                return answered
         if args[:2] == ["package", "resolve-activity"]:
             rest = [a for a in args[2:] if not a.startswith("-")]
             brief = "--brief" in args
@@ -680,8 +744,12 @@ class Shell:
                 return self._say(io, "No activity found")
             head = "priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=true"
             return self._say(io, f"{head}\n{pkg}/{activity}" if brief else f"Activity Resolver:\n  {pkg}/{activity}")
-        if args[:2] == ["package", "list"]:
-            return self._pm(["list", *args[2:]], io)
+        if args[:2] == ["package", "install"] and "-S" in args:  # `adb install` streams the APK on stdin
+            return self.sys.stream_install(args[2:], io, io.read_stdin)
+        if args[:1] == ["package"] and len(args) > 1:
+            answered = self.sys.pm(args[1:], io)
+            if answered is not None:
+                return answered
         if args[:1] == ["clipboard"]:
             with self.phone.lock:
                 if args[1:2] == ["get"]:
@@ -697,6 +765,8 @@ class Shell:
         return 20
 
     def _content(self, args: list[str], io: ShellIO) -> int:
+        if args[:1] and args[0] in ("insert", "update", "delete"):
+            return self.sys.content_write(args, io)
         sub, uri, projection, where, sort = providers.parse_content_args(args)
         if sub != "query" or not uri:
             io.err("usage: content query --uri <URI> [--projection <PROJECTION>] [--where <WHERE>] [--sort <SORT>]\n")
@@ -715,7 +785,8 @@ class Shell:
         return 0
 
     def _svc(self, args: list[str], io: ShellIO) -> int:
-        return 0
+        with self.phone.lock:
+            return toolservices.svc(self.phone, args, io)
 
     def _pidof(self, args: list[str], io: ShellIO) -> int:
         return 1
@@ -739,6 +810,63 @@ class Shell:
     @staticmethod
     def b64_text(value: str) -> str:
         return base64.b64decode(value.encode("ascii"), validate=False).decode("utf-8")
+
+
+def _is_toast(root) -> bool:
+    return root.package == "android" and root.rect[0] > 0 and any(
+        c.node.rid == "android:id/message" for c in root.children
+    )
+
+
+def window_dump(world, *, all_windows: bool = False) -> str | None:
+    """What `uiautomator dump [--windows]` writes (AOSP cmds/uiautomator DumpCommand and
+    AccessibilityNodeInfoDumper): by default the active window only, its root node being the foreground
+    window's (the app, a dialog over it, the shade or the keyguard; never the status bar, navigation bar,
+    keyboard or a toast); with --windows every window, top first, as
+    <displays><display id="0"><window ...><hierarchy ...>. None when there is no window (screen off)."""
+    from harness.phoneworld.ui import _xml_box
+    from harness.phoneworld.world import HEIGHT, KEYBOARD_PKG, NAV_H, STATUS_H, SYSTEMUI
+
+    roots = world.screen().roots
+    head = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
+
+    def bar(r) -> bool:
+        return r.package == SYSTEMUI and (r.rect[3] <= STATUS_H or r.rect[1] >= HEIGHT - NAV_H)
+
+    def node_xml(r) -> str:
+        # Each window's root is node 0 of its own hierarchy; the box keeps its index among the world's roots.
+        saved = r.index
+        r.index = 0
+        frag: list[str] = []
+        try:
+            _xml_box(r, frag)
+        finally:
+            r.index = saved
+        return "".join(frag)
+
+    candidates = [r for r in roots if not bar(r) and r.package != KEYBOARD_PKG and not _is_toast(r)]
+    if not candidates:
+        return None
+    active = candidates[-1]
+    if not all_windows:
+        return f'{head}<hierarchy rotation="0">{node_xml(active)}</hierarchy>'
+    out = [head, "<displays><display id=\"0\">"]
+    for i, r in enumerate(reversed(roots)):
+        if r.package == KEYBOARD_PKG:
+            kind = "TYPE_INPUT_METHOD"
+        elif bar(r) or r.package == SYSTEMUI and r is not active:
+            kind = "TYPE_SYSTEM"
+        else:
+            kind = "TYPE_APPLICATION"
+        left, top, right, bottom = r.rect
+        is_active = str(r is active).lower()
+        out.append(
+            f'<window index="{i}" title="{r.package}" bounds="[{left},{top}][{right},{bottom}]" active="{is_active}" '
+            f'focused="{is_active}" accessibility-focused="false" id="{len(roots) - i}" layer="{len(roots) - i}" '
+            f'type="{kind}"><hierarchy rotation="0">{node_xml(r)}</hierarchy></window>'
+        )
+    out.append("</display></displays>")
+    return "".join(out)
 
 
 def quote(text: str) -> str:
