@@ -209,9 +209,17 @@ def main(argv: list[str] | None = None) -> int:
     from app.first_run import start as on_started  # the setup wizard on a bundle's first run; start-up probe
 
     on_started(window)
-    if getattr(window, "phone_owner", None) is not None:
-        from app.phonewatch import attach_phone_watch  # plug/unplug announced; the server started if needed
-
-        watch = attach_phone_watch(window, window.phone_owner)
-        app.aboutToQuit.connect(watch.stop)
+    follow_phones(window, app)
     return int(app.exec())
+
+
+def follow_phones(window, app):
+    """After window.show(): the phone watch (app.phonewatch) for a window on a real phone, which starts
+    the adb server if none answers and announces every plug, unplug and state change. None on --demo."""
+    if getattr(window, "phone_owner", None) is None:
+        return None
+    from app.phonewatch import attach_phone_watch
+
+    watch = attach_phone_watch(window, window.phone_owner)
+    app.aboutToQuit.connect(watch.stop)
+    return watch
