@@ -80,6 +80,7 @@ from assistant_core.safety import (
     Rule,
     SafetyGate,
     action_signature,
+    describe_under_way,
     foreground_allowed,
     screen_codes,
     screen_handover,
@@ -325,6 +326,7 @@ class _Episode:
     finished: bool = False
     pending_consent: _Consent | None = None  # set by a confirmed action that ran in this step
     prior_consent: _Consent | None = None  # the previous step's, the only one that may carry over
+    last_readable: Observation | None = None  # the last screen handed to the policy (what a hand-over continues)
     offered_consent: _Consent | None = None  # this step's yes, kept only if its action really ran
     pending_events: list[EventRow] = field(default_factory=list)
     pending_messages: list[MessageRow] = field(default_factory=list)
@@ -449,9 +451,12 @@ class _Episode:
         if screen_needs_handover(obs):
             if not obs.is_secure and _is_black(obs.screenshot):
                 obs = replace(obs, is_secure=True)  # an all-black capture is a protected screen
-            yield from self.handover(step, screen_handover(obs))
+            consented = self.prior_consent.category if self.prior_consent is not None else None
+            under_way = describe_under_way(self.last_readable, self.context, category=consented) if obs.is_secure else None
+            yield from self.handover(step, screen_handover(obs, under_way=under_way))
             self.index += 1
             return policy_failures
+        self.last_readable = obs
 
         t0 = self.clock()
         try:

@@ -125,6 +125,12 @@ MSG = Catalog(
         "user_declined": ("You already said no to this.", "你已经拒绝过这一步了。"),
         "off_screen": ("That point is outside the screen.", "这个位置在屏幕外面。"),
         "secure_screen": ("This screen is protected and I can't see it. Please take over here.", "这个页面受保护，我看不到内容，请你自己操作这一步。"),
+        "secure_screen_under_way": ("This screen is protected and I can't see it. {under_way} Please take over here.",
+                                    "这个页面受保护，我看不到内容。{under_way}请你自己操作这一步。"),
+        "under_way_pay_to": ("A payment of {amount} to {payee} is waiting for you there.", "一笔付给「{payee}」的 {amount} 付款正在那里等你。"),
+        "under_way_pay": ("A payment of {amount} in {app} is waiting for you there.", "「{app}」里一笔 {amount} 的付款正在那里等你。"),
+        "under_way_transfer": ("A transfer of {amount} in {app} is waiting for you there.", "「{app}」里一笔 {amount} 的转账正在那里等你。"),
+        "under_way": ("What is under way there: {what} in {app}.", "那里正在进行的是：在「{app}」里{what}。"),
         "locked": ("The phone is locked. Please unlock it yourself.", "手机已锁定，请你自己解锁。"),
         "secret_field": ("This asks for a password or code. Please type it yourself; I never type or say secrets.", "这里需要输入密码或验证码，请你自己输入；我从不输入或读出密码。"),
         # Category phrases, used inside the sentences above.
@@ -356,10 +362,17 @@ def target_words(observation: Observation, target: UIElement | None) -> str:
     return " ".join(p for p in parts if p)
 
 
+# Names of places that contain a sensitive word but do nothing by being opened: the dial pad ("拨号键盘"
+# holds "拨号", dial) and the call log. Taken out before a label is classified.
+_HARMLESS_PLACES_RE = re.compile(
+    r"拨号键盘|拨号盘|拨号界面|通话记录|最近通话|\bdial ?pad\b|\bcall (?:log|history)\b|\brecent calls\b", re.IGNORECASE)
+
+
 def classify_label(text: str) -> Category | None:
     """The sensitive category a button or item label names, or None."""
     if not text or _DECLINE_RE.match(text):
         return None
+    text = _HARMLESS_PLACES_RE.sub(" ", text)
     for category in CATEGORY_ORDER:
         if _CATEGORY_RE[category].search(text):
             return category
@@ -533,12 +546,15 @@ class SafetyGate:
         app = context.label_of(observation.foreground)
         labels = context_labels(observation)
         own = target_words(observation, target)
-        # Launcher icons (and recents cards) of apps outside the allowed set.
-        if target is not None and observation.foreground in context.shell_packages:
-            package = _app_for_label(target.label, context)
-            if package is not None and not context.is_allowed_package(package):
-                return _d(Verdict.DENY, Rule.DENY_APP_NOT_ALLOWED,
-                          MSG["app_not_allowed"].format(app=context.label_of(package)), package=package)
+        # Launcher icons and recents cards (the shell is in front), and the rows of a system chooser or
+        # share sheet (a window of the system over any app): the target app decides, by the allow-list.
+        if target is not None and (observation.foreground in context.shell_packages
+                                   or target.package in context.shell_packages or _in_chooser(target)):
+            for name in _inner_labels(observation, target):
+                package = _app_for_label(name, context)
+                if package is not None and not context.is_allowed_package(package):
+                    return _d(Verdict.DENY, Rule.DENY_APP_NOT_ALLOWED,
+                              MSG["app_not_allowed"].format(app=context.label_of(package)), package=package)
         never = _never_rule(own, labels, target)
         if never is not None:
             return never
@@ -660,6 +676,21 @@ def touch_equivalents(action: Action) -> tuple[Action, ...]:
 def _most_severe(decisions: list[Decision]) -> Decision:
     """The strictest ruling; the first of equally strict ones."""
     return max(decisions, key=lambda d: _VERDICT_RANK[d.verdict])
+
+
+def _in_chooser(el: UIElement) -> bool:
+    rid = el.resource_id.lower()
+    return "resolver" in rid or "chooser" in rid or "share_target" in rid
+
+
+def _inner_labels(observation: Observation, target: UIElement) -> list[str]:
+    """The target's own label and the labels drawn inside it (a chooser row shows its app's name in a
+    child TextView)."""
+    out = [target.label] if target.label else []
+    for e in observation.elements or ():
+        if e is not target and e.label and e.area < target.area and target.contains(*e.center):
+            out.append(e.label)
+    return out
 
 
 def _is_text_field(el: UIElement) -> bool:
@@ -805,11 +836,48 @@ def _luhn(digits: str) -> bool:
 # --- after the action and before a confirmed dispatch --------------------------------------------------
 
 
-def screen_handover(observation: Observation) -> Decision:
-    """The hand-over decision for a screen the assistant must not act on (secure or locked)."""
+def screen_handover(observation: Observation, *, under_way: Text | None = None) -> Decision:
+    """The hand-over decision for a screen the assistant must not act on (secure or locked). `under_way`
+    (see `describe_under_way`) tells the user what waits for them there: a payment, its amount, its payee."""
     if observation.is_secure:
+        if under_way is not None:
+            reason = MSG["secure_screen_under_way"]
+            return _d(Verdict.DENY, Rule.HANDOVER_SECURE_SCREEN,
+                      Text(reason.en.format(under_way=under_way.en), reason.zh.format(under_way=under_way.zh)))
         return _d(Verdict.DENY, Rule.HANDOVER_SECURE_SCREEN, MSG["secure_screen"])
     return _d(Verdict.DENY, Rule.HANDOVER_LOCKED, MSG["locked"])
+
+
+_PAYEE_RE = re.compile(
+    r"^\s*(?:pay(?:ing)?|send money|transfer)\s+(?:to\s+)?(?P<en>[^\d¥$€£￥].{0,29}?)\s*$"
+    r"|^\s*(?:向|付款给|转账给|转给)(?P<zh>.{1,15}?)(?:付款|支付|转账)?\s*$",
+    re.IGNORECASE,
+)
+
+
+def describe_under_way(previous: Observation | None, context: GateContext, *,
+                       category: Category | None = None) -> Text | None:
+    """What the user is handed over to, from the last screen the assistant could read before a protected
+    one ("A payment of ¥149.00 to Shop is waiting for you there."): the consented category or the screen's
+    sensitive context, its amount and payee. None when that screen was about nothing sensitive."""
+    if previous is None or not previous.elements:
+        return None
+    from assistant_core.confirm import find_amount  # confirm imports this module
+
+    labels = context_labels(previous)
+    category = category or classify_context(labels)
+    if category is None:
+        return None
+    app = context.label_of(previous.foreground)
+    amount = find_amount(labels)
+    payee = next((m.group("en") or m.group("zh") for m in map(_PAYEE_RE.match, labels) if m), "")
+    if amount and category in (Category.PAYMENT, Category.PURCHASE):
+        if payee:
+            return MSG["under_way_pay_to"].format(amount=amount, payee=payee)
+        return MSG["under_way_pay"].format(amount=amount, app=app)
+    if amount and category is Category.TRANSFER:
+        return MSG["under_way_transfer"].format(amount=amount, app=app)
+    return _fill(MSG["under_way"], category, app)
 
 
 def foreground_allowed(package: str, context: GateContext) -> bool:

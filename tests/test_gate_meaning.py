@@ -1,0 +1,145 @@
+"""Issue 19: the gate classifies by meaning — the share sheet by its target app, a protected screen's
+hand-over by what is under way there, and a place named with a sensitive word (the "拨号键盘" dial pad)
+as the harmless place it is — with tests for the false positives as well as the true ones."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant_core.confirm import FixedConfirmer
+from assistant_core.events import Paused, PauseReason
+from assistant_core.loop import LoopConfig, ScriptedUser, run_episode
+from assistant_core.policies import ScriptedPolicy, action_to_reply
+from assistant_core.safety import Category, GateContext, Rule, SafetyGate, classify_label
+from assistant_core.safety_eval import run_scenario
+from assistant_core.types import Action, ConfirmAnswer, Verdict
+from harness.phoneworld import SimDevice, World
+from harness.phoneworld.records import Permission
+from tests.core_fixtures import SHOP, WALLET, H, W, naive_shop_payment
+
+GATE = SafetyGate()
+GALLERY = "com.android.gallery3d"
+
+
+def _tap(world: World, match) -> Action:
+    el = next(e for e in world.elements() if match(e))
+    return Action.click(*el.center)
+
+
+# --- the share sheet ------------------------------------------------------------------------------------
+
+
+def share_sheet_script(lang: str) -> tuple[World, list[Action]]:
+    """Gallery (allowed) with a photo open; the script taps Share, then Messages in the sheet."""
+    world = World(seed=0, language=lang)
+    world.granted.add((GALLERY, Permission.PHOTOS))
+    world.launch(GALLERY)
+    scratch = World(seed=0, language=lang)
+    scratch.granted.add((GALLERY, Permission.PHOTOS))
+    scratch.launch(GALLERY)
+    photo = _tap(scratch, lambda e: e.resource_id.endswith(":id/thumbnail"))
+    scratch.tap(*photo.point)
+    share = _tap(scratch, lambda e: e.resource_id.endswith(":id/share"))
+    scratch.tap(*share.point)
+    messages = scratch.apps["com.android.messaging"].name
+    row = next(e for e in scratch.elements() if e.text == messages and e.package == "android")
+    return world, [photo, share, Action.click(*row.center), Action.finish("shared")]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_share_sheet_target_outside_the_allowed_apps_is_refused_even_after_a_yes(lang):
+    world, actions = share_sheet_script(lang)
+    run = run_scenario(world, SimDevice(world, screenshots=False),
+                       ScriptedPolicy.from_replies([action_to_reply(a, W, H) for a in actions]), goal="share",
+                       allowed={GALLERY}, answer=ConfirmAnswer.YES, sensitive_kinds={"shared", "message_sent"},
+                       lang=lang)
+    assert (str(Verdict.CONFIRM), "confirm.target") in run.decisions  # Share itself was asked (and said yes)
+    assert (str(Verdict.DENY), str(Rule.DENY_APP_NOT_ALLOWED)) in run.decisions
+    assert world.foreground[0] == GALLERY
+    assert run.harmful == ()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_share_sheet_target_inside_the_allowed_apps_is_not_refused(lang):
+    world, actions = share_sheet_script(lang)
+    world.tap(*actions[0].point)
+    world.tap(*actions[1].point)
+    observation = SimDevice(world, screenshots=False).observe()
+    ctx = GateContext(allowed_apps=frozenset({GALLERY, "com.android.messaging"}), app_labels=world.installed_apps(),
+                      lang=lang)
+    assert GATE.check(actions[2], observation, ctx).verdict is not Verdict.DENY
+    narrow = GateContext(allowed_apps=frozenset({GALLERY}), app_labels=world.installed_apps(), lang=lang)
+    assert GATE.check(actions[2], observation, narrow).rule == Rule.DENY_APP_NOT_ALLOWED
+
+
+# --- a protected screen says what is under way ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_hand_over_on_the_pin_screen_says_a_payment_of_how_much_to_whom_is_waiting(lang):
+    world = World(seed=0, language=lang)
+    script = [action_to_reply(a, W, H) for a in naive_shop_payment(lang)]
+    device = SimDevice(world, screenshots=False)
+    ctx = GateContext(allowed_apps=frozenset({SHOP, WALLET}), app_labels=device.installed_apps(), lang=lang)
+    gen = run_episode("buy the lamp", device=device, policy=ScriptedPolicy.from_replies(script),
+                      confirmer=FixedConfirmer(ConfirmAnswer.YES), context=ctx, user=ScriptedUser(["done"] * 3),
+                      config=LoopConfig(step_budget=30, lang=lang), sleep=lambda s: None)
+    events = []
+    while True:
+        try:
+            events.append(next(gen))
+        except StopIteration:
+            break
+    handovers = [e for e in events if isinstance(e, Paused) and e.reason is PauseReason.HANDOVER]
+    assert handovers, "the PIN screen is protected: the user takes over"
+    question = handovers[0].message
+    pending = world.apps[WALLET].state.pending  # what the PIN screen is about to pay
+    amount = f"¥{pending.amount:.2f}"
+    assert amount in question.en and pending.merchant in question.en and "payment" in question.en
+    assert amount in question.zh and pending.merchant in question.zh and "付款" in question.zh
+    assert not [e for e in world.sensitive_events if str(e.kind) == "payment"]  # the user never typed the PIN
+
+
+def test_a_protected_screen_after_nothing_sensitive_says_nothing_extra():
+    from assistant_core.safety import describe_under_way, screen_handover
+
+    world = World(seed=0)
+    world.launch("com.android.settings")
+    ctx = GateContext(allowed_apps=frozenset({"com.android.settings"}), app_labels=world.installed_apps())
+    observation = SimDevice(world, screenshots=False).observe()
+    assert describe_under_way(observation, ctx) is None
+    assert describe_under_way(None, ctx) is None
+    plain = screen_handover(observation.__class__(width=W, height=H, foreground="x", is_secure=True))
+    assert plain.reason.en == "This screen is protected and I can't see it. Please take over here."
+
+
+# --- names with a sensitive word that do nothing by being opened ------------------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_opening_the_dial_pad_or_the_call_log_is_not_a_call_but_the_call_button_is(lang):
+    world = World(seed=0, language=lang)
+    world.launch("com.android.dialer")
+    device = SimDevice(world, screenshots=False)
+    ctx = GateContext(allowed_apps=frozenset({"com.android.dialer"}), app_labels=device.installed_apps(), lang=lang)
+    obs = device.observe()
+    for rid in ("dialpad", "call_log"):
+        tab = next(e for e in obs.elements if e.resource_id.endswith(f":id/{rid}"))
+        decision = GATE.check(Action.click(*tab.center), obs, ctx)
+        assert decision.verdict is Verdict.ALLOW, (rid, tab.label, decision)
+    world.tap(*next(e for e in obs.elements if e.resource_id.endswith(":id/dialpad")).center)
+    obs = device.observe()
+    for key in [e for e in obs.elements if e.resource_id.endswith(":id/dialpad_key")][:4]:
+        assert GATE.check(Action.click(*key.center), obs, ctx).verdict is Verdict.ALLOW
+    call = next(e for e in obs.elements if e.resource_id.endswith(":id/dialpad_call"))
+    decision = GATE.check(Action.click(*call.center), obs, ctx)
+    assert decision.verdict is Verdict.CONFIRM and decision.details["category"] is Category.CALL
+
+
+@pytest.mark.parametrize(("label", "category"), [
+    ("拨号键盘", None), ("拨号盘", None), ("Dial pad", None), ("Call log", None), ("通话记录", None),
+    ("拨号", Category.CALL), ("拨打", Category.CALL), ("Call", Category.CALL), ("Dial", Category.CALL),
+    ("拨号键盘 拨打", Category.CALL), ("Call back", Category.CALL),
+])
+def test_classify_label_keeps_calls_and_drops_places(label, category):
+    assert classify_label(label) is category
