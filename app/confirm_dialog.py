@@ -1,7 +1,13 @@
 """The confirmation dialog: large, reads back exactly what will happen, and no answer means no.
 
-Keys: Y or Enter = yes (Enter on a focused button presses that button), N or Escape = no, R = repeat,
-F2 = answer by voice. Closing the window is no; the countdown running out is no. The dialog emits
+Keys: Y = yes, N = no, Enter presses the focused button (focus starts on "No"), R = repeat, F2 = answer
+by voice, Space held = answer by voice (it never answers: it is the push-to-talk key everywhere),
+Escape or F4 = stop the whole run (`on_stop`; without one, no). Keys are dropped, and do not stop the
+question being read, while the dialog is younger than `grace_ms` (GRACE_MS): a key meant for the
+window, pressed or held as the dialog opened, must not land on it. Auto-repeated presses (a key held
+since before the dialog) never count. Stop keys are never dropped: stop always wins.
+
+Closing the window is no; the countdown running out is no. The dialog emits
 `answered(ConfirmAnswer)` exactly once (YES or NO); REPEAT re-announces and keeps waiting. With
 `timeout_s=None` the dialog has no clock of its own: the loop's Patience reminds and, in the end,
 counts silence as no (the window then calls `close_quietly`); `on_repeat` hands "repeat" to the loop.
@@ -12,10 +18,12 @@ app.agent.prompt_from_request) so the dialog does not depend on the loop's inter
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QFont, QKeyEvent
 from PySide6.QtWidgets import QDialog, QGridLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -23,6 +31,15 @@ from app.announce import Cue
 from app.strings import tr
 from assistant_core.types import ConfirmAnswer
 
+log = logging.getLogger(__name__)
+
+# How long after opening the dialog ignores keys (measured by bench/confirm_grace.py, see its docstring):
+# a person who has already decided to press a key needs about 0.2-0.4 s to hold it back once the dialog's
+# earcon sounds, and a key pressed just before the dialog can reach it up to ~0.1 s late on a busy
+# machine; 0.7 s covers both with room. Held keys are handled separately (auto-repeat never counts).
+GRACE_MS = 700
+
+STOP_KEYS = (Qt.Key.Key_Escape, Qt.Key.Key_F4)
 
 @dataclass(frozen=True)
 class ConfirmPrompt:
@@ -40,6 +57,8 @@ Announce = Callable[[str, Cue], object]
 class ConfirmDialog(QDialog):
     answered = Signal(object)
     voice_requested = Signal()
+    voice_hold = Signal(bool)  # Space pressed (True) / released (False): push-to-talk for the answer
+    stop_requested = Signal()  # Escape or F4: the user stops the whole run
 
     def __init__(
         self,
@@ -49,6 +68,8 @@ class ConfirmDialog(QDialog):
         announce: Announce | None = None,
         timeout_s: int | None = 60,
         on_repeat: Callable[[], object] | None = None,
+        on_stop: Callable[[], object] | None = None,
+        grace_ms: int = GRACE_MS,
         parent: QWidget | None = None,
     ):
         super().__init__(parent)
@@ -58,6 +79,11 @@ class ConfirmDialog(QDialog):
         self._announce = announce
         self._remaining = timeout_s
         self._on_repeat = on_repeat
+        self._on_stop = on_stop
+        self.grace_ms = grace_ms
+        self._opened_at: float | None = None  # time.monotonic() when shown
+        self._space_down = False
+        self.dropped_keys: list[int] = []  # keys ignored (too early or held), for review and tests
         self._done = False
         self.answer: ConfirmAnswer | None = None
         self.repeats = 0
@@ -114,10 +140,14 @@ class ConfirmDialog(QDialog):
             layout.addWidget(w)
         layout.addLayout(buttons)
         layout.addWidget(self.countdown)
-        self.setTabOrder(self.yes_button, self.no_button)
-        self.setTabOrder(self.no_button, self.repeat_button)
+        self.setTabOrder(self.no_button, self.yes_button)
+        self.setTabOrder(self.yes_button, self.repeat_button)
         self.setTabOrder(self.repeat_button, self.voice_button)
         self.setTabOrder(self.voice_button, self.summary)
+        # Every key pressed anywhere in the dialog goes through one handler (a button must not answer
+        # on Space or on a key that came too early by its own keyPressEvent).
+        for w in (self, *self.findChildren(QWidget)):
+            w.installEventFilter(self)
 
         self._timer = QTimer(self)
         self._timer.setInterval(1000)
@@ -170,12 +200,34 @@ class ConfirmDialog(QDialog):
     # -- flow ----------------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Show (window-modal), focus Yes, read the question aloud, start the countdown."""
-        self.open()
-        self.yes_button.setFocus()
+        """Show, focus No, read the question aloud, start the countdown; keys count only
+        after the grace period."""
+        self._opened_at = time.monotonic()
+        # Not modal: Qt drops every key sent to a window a modal dialog blocks, so an Escape that the X
+        # server delivered to the main window just before the dialog took the focus was lost (the run
+        # went on). The main window's keys cannot answer the question anyway; its Escape/F4 still stop.
+        self.setWindowModality(Qt.WindowModality.NonModal)
+        self.show()
+        self.raise_()
+        self.activateWindow()
+        self.no_button.setFocus(Qt.FocusReason.OtherFocusReason)
         self._say(self.spoken_text())
         if self._remaining is not None:
             self._timer.start()
+
+    def in_grace(self) -> bool:
+        """True until the dialog has been open for `grace_ms` (and before it opens at all)."""
+        if self._opened_at is None:
+            return True
+        return (time.monotonic() - self._opened_at) * 1000 < self.grace_ms
+
+    def stop(self) -> None:
+        """Escape / F4: the run is stopped (by `on_stop`); with nobody to stop, the answer is no."""
+        self.stop_requested.emit()
+        if self._on_stop is not None:
+            self._on_stop()
+        else:
+            self._finish(ConfirmAnswer.NO)
 
     def repeat(self) -> None:
         """Read the question again (through the loop when it drives the exchange)."""
@@ -229,11 +281,37 @@ class ConfirmDialog(QDialog):
 
     # -- keys and closing: every way out that is not "yes" is "no" -----------------------------
 
-    def keyPressEvent(self, event: QKeyEvent) -> None:
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind == QEvent.Type.ShortcutOverride and isinstance(event, QKeyEvent):
+            event.accept()  # our keys are ours: no shortcut may take them first
+            return False
+        if kind == QEvent.Type.KeyPress and isinstance(event, QKeyEvent):
+            self.handle_key_press(event)
+            return True
+        if kind == QEvent.Type.KeyRelease and isinstance(event, QKeyEvent):
+            self.handle_key_release(event)
+            return True
+        return False
+
+    def handle_key_press(self, event: QKeyEvent) -> None:
+        """Every key press in the dialog; see the module docstring for what each key does."""
         key = event.key()
-        if key == Qt.Key.Key_Y:
+        if key in STOP_KEYS:
+            if not event.isAutoRepeat():
+                self.stop()
+            return
+        if event.isAutoRepeat() or self.in_grace() or self._done:
+            self.dropped_keys.append(int(key))
+            log.info("confirmation: key %s dropped (%s)", key,
+                     "held" if event.isAutoRepeat() else "too early" if self.in_grace() else "answered")
+            return
+        if key == Qt.Key.Key_Space:
+            self._space_down = True
+            self.voice_hold.emit(True)
+        elif key == Qt.Key.Key_Y:
             self._finish(ConfirmAnswer.YES)
-        elif key in (Qt.Key.Key_N, Qt.Key.Key_Escape):
+        elif key == Qt.Key.Key_N:
             self._finish(ConfirmAnswer.NO)
         elif key == Qt.Key.Key_R:
             self.repeat()
@@ -241,12 +319,21 @@ class ConfirmDialog(QDialog):
             self.voice_requested.emit()
         elif key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             focused = self.focusWidget()
-            if isinstance(focused, QPushButton) and focused is not self.yes_button:
-                focused.click()
-            else:
+            if focused is self.yes_button:
                 self._finish(ConfirmAnswer.YES)
-        else:
-            super().keyPressEvent(event)
+            elif focused is self.no_button:
+                self._finish(ConfirmAnswer.NO)
+            elif isinstance(focused, QPushButton):
+                focused.click()
+        elif key in (Qt.Key.Key_Tab, Qt.Key.Key_Backtab, Qt.Key.Key_Left, Qt.Key.Key_Right,
+                     Qt.Key.Key_Up, Qt.Key.Key_Down):
+            forward = key in (Qt.Key.Key_Tab, Qt.Key.Key_Right, Qt.Key.Key_Down)
+            self.focusNextPrevChild(forward)
+
+    def handle_key_release(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Space and not event.isAutoRepeat() and self._space_down:
+            self._space_down = False
+            self.voice_hold.emit(False)
 
     def reject(self) -> None:
         self._finish(ConfirmAnswer.NO)

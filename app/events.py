@@ -84,9 +84,10 @@ def present(event: Any, lang: str) -> Presented | None:
         return Presented(EntryKind.ERROR, tr("error", lang, text=_t(event.message, lang)), Cue.ERROR,
                          speak=not event.recoverable or event.error is not ev.ErrorKind.POLICY_OUTPUT)
     if isinstance(event, ev.Finished):
+        if isinstance(event.result, ev.EpisodeResult):
+            return _ending(event.result, lang)
         cue = _OUTCOME_CUES.get(event.outcome, Cue.ERROR)
-        key = "done" if event.outcome is ev.Outcome.FINISHED else "failed"
-        return Presented(EntryKind.RESULT, tr(key, lang, text=_t(event.summary, lang)), cue, refresh_mirror=True)
+        return Presented(EntryKind.RESULT, _t(event.summary, lang), cue, refresh_mirror=True)
     for attr in ("message", "text", "summary"):
         value = getattr(event, attr, None)
         if value:
@@ -99,7 +100,15 @@ def present(event: Any, lang: str) -> Presented | None:
 def present_result(result: Any, lang: str) -> Presented:
     """The closing entry for the episode's return value (used when no Finished event was seen)."""
     if isinstance(result, ev.EpisodeResult):
-        cue = _OUTCOME_CUES.get(result.outcome, Cue.ERROR)
-        key = "done" if result.outcome is ev.Outcome.FINISHED else "failed"
-        return Presented(EntryKind.RESULT, tr(key, lang, text=_t(result.summary, lang)), cue, refresh_mirror=True)
-    return Presented(EntryKind.RESULT, tr("done", lang, text=_t(result, lang)), Cue.SUCCESS, refresh_mirror=True)
+        return _ending(result, lang)
+    return Presented(EntryKind.RESULT, _t(result, lang), Cue.INFO, refresh_mirror=True)
+
+
+def _ending(result: ev.EpisodeResult, lang: str) -> Presented:
+    """The run's closing sentence (assistant_core.endings): each way of ending says what happened."""
+    from assistant_core.endings import SUCCESSFUL, Ending, ending_of, ending_text
+
+    ending = ending_of(result)
+    cue = (Cue.SUCCESS if ending in SUCCESSFUL
+           else Cue.INFO if ending in (Ending.STOPPED, Ending.DECLINED, Ending.NO_ANSWER) else Cue.ERROR)
+    return Presented(EntryKind.RESULT, ending_text(result).get(lang), cue, refresh_mirror=True)

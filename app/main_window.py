@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from app.agent import AgentChoice, AgentKind
 from app.announce import Announcer, Cue, EarconPlayerLike, SpeakerLike
-from app.confirm_dialog import ConfirmDialog, ConfirmPrompt
+from app.confirm_dialog import STOP_KEYS, ConfirmDialog, ConfirmPrompt
 from app.conversation import ConversationView, EntryKind
 from app.events import Presented, present, present_result
 from app.keys import KeyForwarder
@@ -125,6 +125,10 @@ class _KeyFilter(QObject):
                 event.accept()  # the phone gets the key: none of our shortcuts may fire
                 return True
             return False
+        dialog = w._dialog
+        if (dialog is not None and isinstance(obj, QWidget) and obj.window() is dialog
+                and event.key() not in STOP_KEYS and dialog.in_grace()):
+            return False  # too early for the dialog: it drops the key, and the question keeps being read
         if event.key() != Qt.Key.Key_F3 and not event.isAutoRepeat():
             w.announcer.stop()
         if forwarding:
@@ -691,15 +695,25 @@ class MainWindow(QMainWindow):
         return True
 
     def stop_run(self) -> None:
-        """Escape: stop speaking, close a pending question as "no", and end the run."""
+        """Escape / F4 / a spoken "stop": stop speaking, close a pending question (its answer is no),
+        and end the run. The stop flag is raised first, so whatever the worker is doing (observing,
+        thinking, gating, asking, about to dispatch) it checks the flag before anything else reaches
+        the phone, and a question it had already queued never opens."""
         self.announcer.stop()
         if self._run is None:
             return
         self._run.stop()
         if self._dialog is not None:
-            self._dialog.answer_with(ConfirmAnswer.NO)
+            dialog, self._dialog = self._dialog, None
+            dialog.close_quietly()
+            dialog.deleteLater()
+        self.bridge.answer(ConfirmAnswer.NO)
         if self.user_bridge.pending:
             self.user_bridge.reply(None)
+
+    def stopping(self) -> bool:
+        """A run is on and the user has asked it to stop (it ends at its next check)."""
+        return self._run is not None and self._run.worker.stop_event.is_set()
 
     def _show(self, p: Presented | None) -> None:
         if p is None:
@@ -761,13 +775,17 @@ class MainWindow(QMainWindow):
 
         if self._dialog is not None:
             return  # the loop asks again after a reminder or a re-reading: the dialog is still open
+        if self._run is None or self.stopping():
+            return  # stop came first: the question was queued before the worker saw it; never show it
         make_prompt = self.services.prompt_from_request or prompt_from_request
         prompt = make_prompt(request, self.lang)
         dialog = ConfirmDialog(prompt, lang=self.lang, announce=self.announcer.announce,
                                timeout_s=self.services.confirm_timeout_s,
-                               on_repeat=lambda: self.bridge.answer(ConfirmAnswer.REPEAT), parent=self)
+                               on_repeat=lambda: self.bridge.answer(ConfirmAnswer.REPEAT), on_stop=self.stop_run,
+                               parent=self)
         dialog.answered.connect(self._on_confirm_answered)
         dialog.voice_requested.connect(self._listen_for_answer)
+        dialog.voice_hold.connect(lambda down: self.start_listening() if down else self.stop_listening())
         self._dialog = dialog
         self._set_state(State.WAITING)
         self.refresh_mirror()

@@ -97,7 +97,7 @@ APP = Catalog(
         "failed": ("Stopped: {text}", "已停止：{text}"),
         "error": ("Problem: {text}", "出现问题：{text}"),
         "started": ("Working on: {text}", "正在处理：{text}"),
-        "stopped_by_user": ("Stopped.", "已停止。"),
+        "stopped_by_user": ("Stopped. I did nothing more.", "已停止，我没有再做任何操作。"),
         "busy": ("I am still working. Press Escape to stop first.", "我还在执行。请先按 Esc 停止。"),
         "empty_request": ("Please say or type a request first.", "请先说出或输入一个请求。"),
         "heard_nothing": ("I did not hear anything. Please try again.", "没有听到声音，请再说一次。"),
@@ -141,13 +141,13 @@ APP = Catalog(
         "confirm_lead": ("Before I do this, I need your yes:", "执行之前，需要您同意："),
         "confirm_question": ("Shall I do it? Yes or no.", "要执行吗？请回答是或否。"),
         "confirm_yes": ("Yes, do it (Y)", "是，执行（Y）"),
-        "confirm_yes_desc": ("Allows exactly this one action. Keys Y or Enter.", "只允许这一个操作。按 Y 或回车。"),
+        "confirm_yes_desc": ("Allows exactly this one action. Key Y, or Enter on this button.", "只允许这一个操作。按 Y，或在此按钮上按回车。"),
         "confirm_no": ("No (N)", "否（N）"),
-        "confirm_no_desc": ("Refuses. Keys N or Escape. Closing the window also means no.", "拒绝。按 N 或 Esc。关闭窗口也表示否。"),
+        "confirm_no_desc": ("Refuses. Key N, or Enter on this button. Closing the window also means no. Escape or F4 stops the whole request.", "拒绝。按 N，或在此按钮上按回车。关闭窗口也表示否。按 Esc 或 F4 停止整个请求。"),
         "confirm_repeat": ("Repeat (R)", "重复（R）"),
         "confirm_repeat_desc": ("Reads the question again.", "再读一遍问题。"),
         "confirm_voice": ("Answer by voice (F2)", "用语音回答（F2）"),
-        "confirm_voice_desc": ("Listens for yes or no.", "聆听“是”或“否”。"),
+        "confirm_voice_desc": ("Hold Space, or press F2, and say yes or no.", "按住空格键或按 F2，然后说“是”或“否”。"),
         "confirm_countdown": ("No answer in {seconds} s means no.", "{seconds} 秒内不回答即视为否。"),
         "confirm_no_answer": ("If you do not answer, the answer is no.", "如果您不回答，就视为否。"),
         "confirm_details": ("Details", "详情"),
@@ -232,8 +232,25 @@ APP = Catalog(
         ),
         "wiz_connect_title": ("2. Connect the phone", "2. 连接手机"),
         "wiz_connect_steps": (
-            "Connect the phone with a USB cable. On the phone, allow USB debugging for this computer and tick 'Always allow'. Then press Check.",
-            "用 USB 数据线连接手机。在手机上允许这台电脑进行 USB 调试，并勾选“始终允许”。然后按“检查”。",
+            "Connect the phone with a USB cable. On the phone, allow USB debugging for this computer and tick 'Always allow'. Then press Check.\n"
+            "Or, over Wi-Fi: on the phone open Developer options, then Wireless debugging, and turn it on. Type the "
+            "IP address and port it shows below, then press Check. The first time, choose 'Pair device with "
+            "pairing code' on the phone and also type the address and six-digit code that appear.",
+            "用 USB 数据线连接手机。在手机上允许这台电脑进行 USB 调试，并勾选“始终允许”。然后按“检查”。\n"
+            "也可以通过无线网络连接：在手机上打开“开发者选项”，进入“无线调试”并打开。在下面输入手机显示的 IP 地址和端口，"
+            "然后按“检查”。第一次连接时，请在手机上选择“使用配对码配对设备”，并输入显示的地址和六位配对码。",
+        ),
+        "wiz_wifi": ("Wi-Fi address (optional)", "无线地址（可选）"),
+        "wiz_wifi_desc": (
+            "The IP address and port shown under Wireless debugging, for example 192.168.1.20:37000. Leave it "
+            "empty for a USB cable.",
+            "“无线调试”下显示的 IP 地址和端口，例如 192.168.1.20:37000。使用数据线时请留空。",
+        ),
+        "wiz_pair_code": ("Pairing code (first time only)", "配对码（仅第一次）"),
+        "wiz_pair_code_desc": (
+            "The six-digit code from 'Pair device with pairing code'; with it, the address above is the pairing "
+            "address shown next to the code.",
+            "“使用配对码配对设备”中的六位配对码；填写时，上面的地址请填配对码旁显示的配对地址。",
         ),
         "wiz_check": ("Check for a phone", "检查手机"),
         "wiz_check_desc": ("Looks for a connected phone.", "查找已连接的手机。"),

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
 from assistant_core.confirm import ConfirmationRequest, Confirmer, Patience, build_request, confirmation_flow
+from assistant_core.endings import FEEDBACK_NO_ANSWER
 from assistant_core.errors import PolicyOutputError, PolicyUnavailableError
 from assistant_core.events import (
     Acted,
@@ -122,7 +123,7 @@ MSG = Catalog(
         "device_gone": ("The phone did not come back, so I stopped.", "手机一直没有重新连上，所以我停下了。"),
         "loop_guard": ("I've tried the same thing {n} times and it isn't working. What should I do? Say stop to end.",
                        "同样的操作我已经试了 {n} 次，没有效果。我该怎么做？说“停止”可以结束。"),
-        "stuck": ("I got stuck and stopped.", "我卡住了，已经停下。"),
+        "stuck": ("The same step kept failing, so I stopped.", "同一步一直没有成功，所以我停下了。"),
         "handover_done": ("Tell me when you are done and I'll continue.", "你完成后告诉我，我再继续。"),
         "no_answer": ("I didn't get an answer, so I stopped here.", "没有收到回答，我就停在这里了。"),
         "left_apps": ("That opened {app}, which your caregiver did not allow. Going back.", "刚才打开了「{app}」，照护人没有允许这个应用。正在返回。"),
@@ -324,6 +325,7 @@ class _Episode:
     repeat_count: int = 0  # same action, same screen
     repeat_total: int = 0  # same action, any screen
     finished: bool = False
+    unanswered: bool = False  # the last confirmation ended as no because no answer came
     pending_consent: _Consent | None = None  # set by a confirmed action that ran in this step
     prior_consent: _Consent | None = None  # the previous step's, the only one that may carry over
     last_readable: Observation | None = None  # the last screen handed to the policy (what a hand-over continues)
@@ -531,7 +533,8 @@ class _Episode:
             if answer is not ConfirmAnswer.YES:
                 self.context = replace(self.context, declined=self.context.declined | {signature})
                 yield self.emit(Said(step, MSG["declined"], SayPurpose.NOTICE))
-                self.add_step(replace(base, confirmation=answer, error=FEEDBACK_DECLINED))
+                feedback = FEEDBACK_NO_ANSWER if self.unanswered else FEEDBACK_DECLINED
+                self.add_step(replace(base, confirmation=answer, error=feedback))
                 self.check_stop()
                 return 0
             # Just before dispatch: look again. A changed target or a changed ruling drops the action.
@@ -694,6 +697,7 @@ class _Episode:
             self.history.record_confirmation(self.run_id, step, step_id, answer=str(final), by_default=by_default,
                                              question=request.spoken("en"))
         yield self.emit(ConfirmationAnswered(step, final, by_default))
+        self.unanswered = by_default and final is not ConfirmAnswer.YES
         self.offered_consent = consent if final is ConfirmAnswer.YES else None
         return final, request
 
