@@ -2,12 +2,15 @@
 
 `Shell.run(line, io)` parses a small subset of POSIX sh (`;`, `&&`, `||`, `|` into grep/head/wc,
 `> file`, `< file`, `2>/dev/null`, `2>&1`, `$?`, `NAME=value` prefixes, quotes) and runs each command
-against the phone. Commands answered (output formats follow Android 14 closely enough for adbutils and
-for our own parsers): input, screencap, uiautomator, dumpsys (window, display, power, activity,
-input_method, package), wm, getprop, am (start, force-stop, broadcast incl. ADBKeyboard), ime, monkey,
-pm, settings, cmd (package resolve-activity, clipboard), app_process (the scrcpy server), and the
-toybox basics echo, cat, ls, rm, mkdir, stat, wc, sleep, true, false. Anything else prints
-`/system/bin/sh: NAME: inaccessible or not found` and exits 127, as on a phone.
+against the phone. Commands answered (output formats and error texts follow Android 14, so clients
+written for real phones see what they see there): input (incl. keycombination), screencap, uiautomator
+(the active window; --windows all), dumpsys (window, display, power, activity, input, input_method,
+package, ...), wm, getprop, am (start with components or implicit intents via harness.phoneworld.amstart,
+force-stop, broadcast incl. ADBKeyboard, stack list, task lock), ime, monkey, pm, settings (incl. list),
+content, cmd (package, clipboard, ...), app_process (the scrcpy server), md5sum, toybox, ip, ifconfig
+(harness.phoneworld.syscmds), and the toybox basics echo, cat, ls, rm, mkdir, stat, wc, sleep, true,
+false. Anything else prints `/system/bin/sh: NAME: inaccessible or not found` and exits 127, as on a
+phone. docs/phoneworld-conformance.md lists it all with the real phone's answers.
 
 Every world access holds `phone.lock` (adb streams run in parallel threads; the World is not
 thread-safe).
