@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from harness.phoneworld import amstart, providers
+from harness.phoneworld import amstart, providers, toolservices
 from harness.phoneworld.adbservices import ShellIO
 from harness.phoneworld.syscmds import MODIFIER_KEYCODES, SysCommands, android_keycode
 from harness.phoneworld.vfs import FsError
@@ -624,6 +624,10 @@ class Shell:
                 if target is None:
                     io.err(f"Error: Activity not started, unable to resolve Intent {intent.short(with_flags=True)}\n")
                     return 0
+                denial = toolservices.permission_denial(self.phone, intent, f"{target.package}/{target.activity}")
+                if denial:  # a handler that requires a permission this phone's shell user lacks
+                    io.err(denial)
+                    return 255
                 pkg = target.package
                 cold = pkg not in world.stacks
                 target.open(world, intent)
@@ -725,6 +729,14 @@ class Shell:
         return 1
 
     def _cmd(self, args: list[str], io: ShellIO) -> int:
+        if args[:2] == ["package", "resolve-activity"] and "-a" in args:
+            with self.phone.lock:
+                return toolservices.resolve_activity(self.phone, args[2:], io)
+        if args[:1] and args[0] in toolservices.SERVICES:
+            with self.phone.lock:
+                answered = toolservices.service(self.phone, args[0], args[1:], io)
+            if answered is not None:
+                return answered
         if args[:2] == ["package", "resolve-activity"]:
             rest = [a for a in args[2:] if not a.startswith("-")]
             brief = "--brief" in args
@@ -776,7 +788,8 @@ class Shell:
         return 0
 
     def _svc(self, args: list[str], io: ShellIO) -> int:
-        return 0
+        with self.phone.lock:
+            return toolservices.svc(self.phone, args, io)
 
     def _pidof(self, args: list[str], io: ShellIO) -> int:
         return 1
