@@ -12,6 +12,8 @@
 --allowed-apps  packages the run may use (comma or space separated). Default: the caregiver's settings;
            with none set up and a sim task, the task's own apps.
 --db       the history database (default: the user data folder); --no-history keeps nothing.
+--fast-path  first the fast path: a request harness.fastpath understands runs as tool actions
+           (same gate, confirmations and check), anything else goes to --policy with the same goal
 --json     print the result as one JSON object (outcome, steps with decisions, the task verifier, and
            `verification`: the device-level outcome check of harness.verify — verified, not_verified or
            cannot_verify, with the evidence, the task kind and what was said).
@@ -53,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--adb-port", type=int, default=5037, help="the adb server's port (it is never started for you)")
     p.add_argument("--kinds", action="append", default=[], help="an extra folder of task-kind files for the check")
     p.add_argument("--no-verify", action="store_true", help="do not check the outcome on the phone")
+    p.add_argument("--fast-path", action="store_true",
+                   help="first try the fast path (tool actions for requests it understands; harness.fastpath), "
+                        "then the policy")
     return p
 
 
@@ -238,6 +243,14 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError("the goal is empty (an empty goal is only allowed with --device sim:TASK)")
         goal = task.instruction(params).get(args.lang)
     policy = _make_policy(args.policy, device_spec, world, params, args.lang, args.model)
+    if args.fast_path:
+        from pathlib import Path
+
+        from harness.fastpath import FastPathPolicy, FastPlanner
+        from harness.verify import KindRegistry
+
+        planner = FastPlanner(KindRegistry.load(extra=[Path(k) for k in args.kinds]))
+        policy = FastPathPolicy(planner, fallback=policy, device=device, lang=args.lang)
 
     history = None
     notes: list[str] = []

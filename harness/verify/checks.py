@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import logging
+import re
 import zoneinfo
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
@@ -325,7 +326,16 @@ def _numbers_for(recipient: str, r: Readings) -> tuple[str, ...] | None:
     if extract.looks_like_number(recipient):
         return (recipient,)
     want = _norm(recipient)
-    phones = tuple(p for c in _contacts(r) if _norm(c.name) == want for p in c.phones)
+    contacts = _contacts(r)
+    phones = tuple(p for c in contacts if _norm(c.name) == want for p in c.phones)
+    if not phones and want:
+        # "Text Bob" when one contact is Bob Li: the same rule as the fast path (harness.fastpath.find_contacts);
+        # two or more such contacts are not guessed between.
+        cjk = re.search(r"[\u4e00-\u9fff]", want) is not None
+        partial = [c for c in contacts if c.phones and (want in _norm(c.name) if cjk else
+                   re.search(rf"(?<!\w){re.escape(want)}(?!\w)", _norm(c.name)))]
+        if len(partial) == 1:
+            phones = partial[0].phones
     return phones or None
 
 

@@ -1,0 +1,437 @@
+"""The fast path: a request the outcome checks' parser (harness.verify's task kinds) understands
+completely becomes a short plan of tool actions, run through the same loop, gate, confirmation, history
+and outcome check as the model's actions, with no model at all.
+
+    planner = FastPlanner(KindRegistry.load())
+    plan = planner.plan("Call Sophie", facts)           # facts: the phone's contacts and apps
+    plan.status          # ACT (plan.actions), ASK (plan.question: "Which Sophie: Sophie Tang or Sophie Li?")
+                         # or HAND_OVER (plan.reason: the model takes the original goal)
+    policy = FastPathPolicy(planner, fallback=model_policy, device=device, lang="en")
+    run_episode(goal, device=device, policy=policy, ...)   # the loop does not know the difference
+
+Rules: it never guesses a recipient, a number or a time. A contact named exactly (either language, any
+case) or a unique partial name ("Alice" when one contact is called Alice) is used; two or more
+candidates, or none, are asked back; a missing time, duration, text or recipient is asked for. A request
+with anything the plan would leave out (a second request joined by "and", a text derived from another
+message, an alarm on another day) goes to the model with the original goal. When the phone refuses a
+tool (harness.tools.ToolRefused), the model (or the demo's oracle) takes over with the same goal.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from assistant_core.i18n import Catalog, Text
+from assistant_core.types import Action, ActionError, ActionKind, Observation, Proposal, Query, Setting, Step
+from harness.verify import extract
+from harness.verify.registry import KindMatch, KindRegistry
+
+log = logging.getLogger(__name__)
+
+ASK = Catalog(
+    "fastpath",
+    {
+        "which": ("Which {name}: {options}?", "哪一位{name}：{options}？"),
+        "not_found": ("I can't find “{name}” in your contacts. Who do you mean? Say a full name or a number.",
+                      "通讯录里找不到“{name}”。你说的是谁？请说全名或电话号码。"),
+        "recipient": ("Who should it go to?", "发给谁？"),
+        "callee": ("Who should I call?", "要打给谁？"),
+        "text": ("What should the message say?", "短信要写什么？"),
+        "time": ("For what time?", "定在几点？"),
+        "minutes": ("For how long?", "计时多长时间？"),
+        "percent": ("How bright, in percent?", "亮度调到百分之多少？"),
+        "app": ("Which app?", "打开哪个应用？"),
+        "or": (" or ", "还是"),
+        "done_call": ("I called {who}.", "已经给{who}打了电话。"),
+        "done": ("{what}", "{what}"),
+        "handed": ("I'll do this on the screen.", "我会在屏幕上完成这件事。"),
+    },
+)
+
+
+class PlanStatus(StrEnum):
+    ACT = "act"  # run `actions`
+    ASK = "ask"  # put `question` to the user, fill `slot` from the answer
+    HAND_OVER = "hand_over"  # not understood completely: the model takes the original goal
+
+
+@dataclass(frozen=True)
+class Contact:
+    name: str
+    numbers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PhoneFacts:
+    """What planning needs from the phone: contacts and installed apps (package -> label)."""
+
+    contacts: tuple[Contact, ...] = ()
+    apps: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FastPlan:
+    status: PlanStatus
+    actions: tuple[Action, ...] = ()
+    question: Text | None = None
+    slot: str = ""  # the parameter the question asks for
+    reason: str = ""
+    kind: str = ""
+
+
+# Settings kinds (harness/verify/kinds) and the tool action each becomes.
+SETTING_KINDS: dict[str, tuple[Setting, str]] = {
+    "wifi_on": (Setting.WIFI, "on"), "wifi_off": (Setting.WIFI, "off"),
+    "bluetooth_on": (Setting.BLUETOOTH, "on"), "bluetooth_off": (Setting.BLUETOOTH, "off"),
+    "airplane_on": (Setting.AIRPLANE_MODE, "on"), "airplane_off": (Setting.AIRPLANE_MODE, "off"),
+    "dark_theme_on": (Setting.DARK_MODE, "on"), "dark_theme_off": (Setting.DARK_MODE, "off"),
+    "location_on": (Setting.LOCATION, "on"), "location_off": (Setting.LOCATION, "off"),
+    "dnd_on": (Setting.DO_NOT_DISTURB, "on"), "dnd_off": (Setting.DO_NOT_DISTURB, "off"),
+}
+QUERY_KINDS: dict[str, Query] = {
+    "ask_screen": Query.SCREEN, "ask_notifications": Query.NOTIFICATIONS, "ask_messages": Query.MESSAGES,
+    "ask_battery": Query.BATTERY, "ask_time": Query.TIME, "ask_next_alarm": Query.NEXT_ALARM,
+    "ask_wifi_network": Query.WIFI_NETWORK,
+}
+# Two requests in one sentence: each part must plan on its own, else the model takes the whole.
+_JOINERS = re.compile(r"\s*(?:,?\s+and then\s+|,?\s+then\s+|,?\s+and also\s+|,?\s+and\s+|[,，]?\s*然后\s*|[,，]?\s*并且\s*|[,，]?\s*再\s+|；|;)\s*",
+                      re.IGNORECASE)
+# A text request that names only the recipient ("Text Alice Chen", "给陈爱丽发短信"): ask for the words.
+_RECIPIENT_ONLY = (
+    re.compile(r"^(?:please,? )?(?:text|message|sms|send (?:an? )?(?:text|message|sms)(?: message)? to|write to)\s+"
+               r"(?P<r>[^,.!?\d][^,.!?]*?)\s*[.!?]?$", re.IGNORECASE),
+    re.compile(r"^(?:请|麻烦)?(?:帮我)?(?:给|发短信给|发信息给)\s*(?P<r>[^，,。！？\s]+?)\s*(?:发(?:个|一条)?(?:短信|消息|信息))?[。！]?$"),
+)
+_USER_SAID = re.compile(r"\n\(The user said: (.*)\)$")
+_DAY_WORDS = re.compile(r"\b(?:today|tonight|tomorrow)\b|今天|今晚|明天|明早", re.IGNORECASE)
+
+
+def _norm(name: str) -> str:
+    return " ".join(name.split()).casefold().strip(" .。!！?？")
+
+
+def find_contacts(name: str, contacts: Sequence[Contact]) -> list[Contact]:
+    """Contacts the user may mean: exact name (any case) first, else those whose name contains it as a
+    whole word (English) or a part (Chinese). Never a fuzzy guess."""
+    want = _norm(name)
+    if not want:
+        return []
+    exact = [c for c in contacts if _norm(c.name) == want]
+    if exact:
+        return exact
+    out = []
+    for c in contacts:
+        have = _norm(c.name)
+        if re.search(r"[\u4e00-\u9fff]", want):
+            if want in have:
+                out.append(c)
+        elif re.search(rf"(?<!\w){re.escape(want)}(?!\w)", have):
+            out.append(c)
+    return out
+
+
+class FastPlanner:
+    """Turns a request into a FastPlan (see the module docstring). Pure: no phone access."""
+
+    def __init__(self, kinds: KindRegistry | None = None):
+        self.kinds = kinds or KindRegistry.load()
+
+    def plan(self, goal: str, facts: PhoneFacts, *, answers: Sequence[str] = ()) -> FastPlan:
+        text = " ".join(goal.split())
+        if not text:
+            return FastPlan(PlanStatus.HAND_OVER, reason="empty request")
+        parts = [p for p in _JOINERS.split(text) if p.strip()]
+        if len(parts) > 1 and not answers:
+            plans = [self._one(p, facts, ()) for p in parts]
+            if all(p.status is PlanStatus.ACT for p in plans) and len({p.kind for p in plans}) == len(plans):
+                return FastPlan(PlanStatus.ACT, tuple(a for p in plans for a in p.actions), kind="+".join(p.kind for p in plans))
+            whole = self._one(text, facts, answers)
+            # "and" inside a message's words is not a second request; anything else the plan would drop is.
+            said = whole.actions[0].text or "" if whole.actions and whole.actions[0].kind is ActionKind.SEND_TEXT else ""
+            if whole.status is not PlanStatus.ACT or parts[-1].strip(" .。!！") in said:
+                return whole
+            return FastPlan(PlanStatus.HAND_OVER, reason="a second request the fast path does not understand",
+                            kind=whole.kind)
+        return self._one(text, facts, answers)
+
+    def _one(self, text: str, facts: PhoneFacts, answers: Sequence[str]) -> FastPlan:
+        match = self.kinds.match(text)
+        if match is None:
+            return FastPlan(PlanStatus.HAND_OVER, reason="no task kind recognises this request")
+        name = match.kind.name
+        try:
+            if name in QUERY_KINDS:
+                return self._query(match, facts, answers)
+            if name in SETTING_KINDS:
+                setting, value = SETTING_KINDS[name]
+                return _act(name, Action.set_setting(setting, value))
+            if name == "set_brightness":
+                if match.params.percent < 0:
+                    return self._ask(name, "percent", answers, facts, match)
+                return _act(name, Action.set_setting(Setting.BRIGHTNESS, str(max(0, min(100, match.params.percent)))))
+            if name == "call":
+                return self._call(match, facts, answers)
+            if name == "send_message":
+                return self._text(match, text, facts, answers)
+            if name == "set_alarm":
+                return self._alarm(match, text, answers, facts)
+            if name == "start_timer":
+                if match.params.minutes <= 0:
+                    return self._ask(name, "minutes", answers, facts, match)
+                return _act(name, Action.set_timer(match.params.minutes * 60))
+            if name == "open_app":
+                return self._open_app(match, facts, answers)
+        except ActionError as error:  # a value the action refuses (a bad number): the model decides
+            return FastPlan(PlanStatus.HAND_OVER, reason=f"{name}: {error}", kind=name)
+        return FastPlan(PlanStatus.HAND_OVER, reason=f"{name} has no tool path", kind=name)
+
+    # --- per kind ------------------------------------------------------------------------------------
+
+    def _ask(self, kind: str, slot: str, answers: Sequence[str], facts: PhoneFacts, match: KindMatch) -> FastPlan:
+        if answers:
+            # The answer fills the slot; a reply that still does not give it hands over.
+            answer = answers[0]
+            value: Any = None
+            if slot == "time":
+                value = extract.parse_clock(answer)
+            elif slot == "minutes":
+                value = extract.parse_minutes(answer)
+            elif slot == "percent":
+                value = extract.parse_percent(answer)
+            if value:
+                from dataclasses import replace
+
+                filled = replace(match, params=replace(match.params, **{slot: value}), missing=())
+                return self._from_match(filled, facts, answers[1:])
+            return FastPlan(PlanStatus.HAND_OVER, reason=f"the answer did not give the {slot}", kind=kind)
+        key = {"recipient": "callee" if kind == "call" else "recipient"}.get(slot, slot)
+        return FastPlan(PlanStatus.ASK, question=ASK[key], slot=slot, kind=kind)
+
+    def _from_match(self, match: KindMatch, facts: PhoneFacts, answers: Sequence[str]) -> FastPlan:
+        name = match.kind.name
+        if name == "set_alarm":
+            return _act(name, Action.set_alarm(match.params.time))
+        if name == "start_timer":
+            return _act(name, Action.set_timer(match.params.minutes * 60))
+        if name == "set_brightness":
+            return _act(name, Action.set_setting(Setting.BRIGHTNESS, str(max(0, min(100, match.params.percent)))))
+        return FastPlan(PlanStatus.HAND_OVER, reason=f"{name}: cannot fill", kind=name)
+
+    def _who(self, kind: str, name: str, facts: PhoneFacts, answers: Sequence[str]) -> tuple[str, str] | FastPlan:
+        """(display name, number) for a recipient, or the plan that asks which one."""
+        if extract.looks_like_number(name) and re.fullmatch(r"\+?[\d\s\-()]+", name.strip()):
+            return "", name.strip()
+        found = find_contacts(name, facts.contacts)
+        if answers and (len(found) != 1 or not found[0].numbers):
+            answer = answers[0]
+            if extract.looks_like_number(answer) and re.fullmatch(r"\+?[\d\s\-()]+", answer.strip()):
+                return "", answer.strip()
+            pool = found or list(facts.contacts)
+            narrowed = find_contacts(answer, pool)
+            if len(narrowed) != 1:  # the answer may name the full contact, or only what tells them apart
+                narrowed = [c for c in pool if _norm(answer) and _norm(answer) in _norm(c.name)]
+            if len(narrowed) == 1 and narrowed[0].numbers:
+                return narrowed[0].name, narrowed[0].numbers[0]
+            return FastPlan(PlanStatus.HAND_OVER, reason=f"the answer {answer!r} did not pick one contact", kind=kind)
+        if len(found) == 1 and found[0].numbers:
+            return found[0].name, found[0].numbers[0]
+        if not found or not any(c.numbers for c in found):
+            return FastPlan(PlanStatus.ASK, question=ASK["not_found"].format(name=name), slot="recipient", kind=kind)
+        names = [c.name for c in found if c.numbers][:4]
+        options = Text(ASK["or"].en.join(names), ASK["or"].zh.join(names))
+        return FastPlan(PlanStatus.ASK, slot="recipient", kind=kind,
+                        question=Text(ASK["which"].en.format(name=name, options=options.en),
+                                      ASK["which"].zh.format(name=name, options=options.zh)))
+
+    def _call(self, match: KindMatch, facts: PhoneFacts, answers: Sequence[str]) -> FastPlan:
+        recipient = match.params.recipient
+        if not recipient:
+            if not answers:
+                return self._ask("call", "recipient", answers, facts, match)
+            recipient, answers = answers[0], answers[1:]
+        who = self._who("call", recipient, facts, answers)
+        if isinstance(who, FastPlan):
+            return who
+        name, number = who
+        return _act("call", Action.call(number, name))
+
+    def _text(self, match: KindMatch, text: str, facts: PhoneFacts, answers: Sequence[str]) -> FastPlan:
+        p = match.params
+        if p.sender or p.about or p.event:
+            return FastPlan(PlanStatus.HAND_OVER, reason="the text comes from something on the phone", kind="send_message")
+        recipient, body = p.recipient, p.text
+        if not recipient and not body:  # "Text Alice Chen": the kind's patterns want the words too
+            named = next((m for m in (r.match(text) for r in _RECIPIENT_ONLY) if m), None)
+            recipient = named.group("r").strip() if named else ""
+        if not recipient:
+            if not answers:
+                return FastPlan(PlanStatus.ASK, question=ASK["recipient"], slot="recipient", kind="send_message")
+            recipient, answers = answers[0], answers[1:]
+        who = self._who("send_message", recipient, facts, answers if body else answers[:0])
+        if isinstance(who, FastPlan):
+            return who
+        if not body:
+            if not answers:
+                return FastPlan(PlanStatus.ASK, question=ASK["text"], slot="text", kind="send_message")
+            body = answers[-1]
+        name, number = who
+        return _act("send_message", Action.send_text(number, body, name))
+
+    def _alarm(self, match: KindMatch, text: str, answers: Sequence[str], facts: PhoneFacts) -> FastPlan:
+        p = match.params
+        if p.sender:
+            return FastPlan(PlanStatus.HAND_OVER, reason="the time comes from a message", kind="set_alarm")
+        if p.date and not _DAY_WORDS.search(p.date):
+            return FastPlan(PlanStatus.HAND_OVER, reason="an alarm on another day needs the Clock's screens", kind="set_alarm")
+        if not p.time:
+            return self._ask("set_alarm", "time", answers, facts, match)
+        return _act("set_alarm", Action.set_alarm(p.time))
+
+    def _open_app(self, match: KindMatch, facts: PhoneFacts, answers: Sequence[str]) -> FastPlan:
+        from harness.appnames import resolve_app
+
+        name = match.params.app or match.params.package
+        if not name:
+            return FastPlan(PlanStatus.HAND_OVER, reason="no app named", kind="open_app")
+        package = resolve_app(name, facts.apps) if facts.apps else None
+        if package is None or package not in facts.apps:
+            return FastPlan(PlanStatus.HAND_OVER, reason=f"no installed app called {name!r}", kind="open_app")
+        return _act("open_app", Action.open_app(package))
+
+    def _query(self, match: KindMatch, facts: PhoneFacts, answers: Sequence[str]) -> FastPlan:
+        query = QUERY_KINDS[match.kind.name]
+        if query is not Query.MESSAGES:
+            return _act(match.kind.name, Action.ask_phone(query))
+        who = self._who(match.kind.name, match.params.sender, facts, answers)
+        if isinstance(who, FastPlan):
+            return who
+        name, number = who
+        return _act(match.kind.name, Action.ask_phone(Query.MESSAGES, number=number, contact=name or number))
+
+
+def _act(kind: str, *actions: Action) -> FastPlan:
+    return FastPlan(PlanStatus.ACT, tuple(actions), kind=kind)
+
+
+# --- reading the facts from a phone ---------------------------------------------------------------------
+
+CONTACTS = ("content query --uri content://com.android.contacts/data "
+            "--projection contact_id:mimetype:display_name:data1")
+
+
+def read_facts(device: Any) -> PhoneFacts:
+    """Contacts (content provider, as the outcome checks read them) and installed apps of a Device."""
+    from harness.verify import readers
+    from harness.verify.probe import ProbeError, probe_for
+
+    apps = dict(device.installed_apps())
+    probe = probe_for(device)
+    if probe is None:
+        return PhoneFacts((), apps)
+    try:
+        rows = readers.parse_rows(probe.shell(CONTACTS), ("contact_id", "mimetype", "display_name", "data1"))
+    except (ProbeError, readers.Unreadable) as error:
+        log.warning("contacts unreadable: %s", error)
+        return PhoneFacts((), apps)
+    by_id: dict[str, Contact] = {}
+    for row in rows:
+        cid = row["contact_id"] or ""
+        c = by_id.get(cid) or Contact(row["display_name"] or "", ())
+        if row["mimetype"] == "vnd.android.cursor.item/phone_v2" and row["data1"]:
+            c = Contact(c.name, c.numbers + (row["data1"],))
+        by_id[cid] = c
+    return PhoneFacts(tuple(by_id.values()), apps)
+
+
+# --- the policy that runs a plan ----------------------------------------------------------------------------
+
+
+def split_goal(goal: str) -> tuple[str, list[str]]:
+    """The loop appends the user's answers as '(The user said: ...)' lines: (request, answers)."""
+    answers: list[str] = []
+    text = goal
+    while True:
+        m = _USER_SAID.search(text)
+        if m is None:
+            break
+        answers.insert(0, m.group(1))
+        text = text[: m.start()]
+    return text, answers
+
+
+@dataclass
+class FastPathPolicy:
+    """A Policy: the fast path's plan first; the fallback (the model, the oracle, or noop) for anything
+    the plan does not cover, with the original goal, from the step it takes over.
+
+    `facts` is read from `device` once, on the first step. After a tool the phone refused (a step with
+    an error) the fallback takes over; after a no to a confirmation the run finishes (nothing is retried).
+    """
+
+    planner: FastPlanner
+    fallback: Any
+    device: Any = None
+    facts: PhoneFacts | None = None
+    lang: str = "en"
+    plan_: FastPlan | None = field(default=None, repr=False)
+    handed_at: int | None = None  # history index where the fallback took over
+    handover_reason: str = ""
+    next_action: int = 0
+    answered: int = 0
+    done: list[Text] = field(default_factory=list)
+
+    @property
+    def handed_over(self) -> bool:
+        return self.handed_at is not None
+
+    def _hand_over(self, reason: str, history: Sequence[Step]) -> None:
+        log.info("fast path hands over to the model: %s", reason)
+        self.handed_at, self.handover_reason = len(history), reason
+
+    def propose(self, goal: str, observation: Observation, history: Sequence[Step]) -> Proposal:
+        request, answers = split_goal(goal)
+        if self.handed_at is None:
+            proposal = self._propose(request, answers, history)
+            if proposal is not None:
+                return proposal
+        return self.fallback.propose(request if not answers else goal, observation, list(history)[self.handed_at or 0:])
+
+    def _propose(self, request: str, answers: list[str], history: Sequence[Step]) -> Proposal | None:
+        last = history[-1] if history else None
+        if last is not None and last.action.is_tool:
+            if last.confirmation is not None and last.confirmation.value != "yes":
+                return Proposal(Action.finish(""), thought="The user said no; nothing else to do.")
+            if not last.executed:
+                self._hand_over(f"the phone refused {last.action.kind}: {last.error}", history)
+                return None
+            if last.result:
+                self.done.append(Text(last.result, last.result))
+        if self.plan_ is None or len(answers) > self.answered:
+            if self.facts is None:
+                self.facts = read_facts(self.device) if self.device is not None else PhoneFacts()
+            self.plan_ = self.planner.plan(request, self.facts, answers=answers)
+            self.answered, self.next_action = len(answers), 0
+        plan = self.plan_
+        if plan.status is PlanStatus.HAND_OVER:
+            self._hand_over(plan.reason, history)
+            return None
+        if plan.status is PlanStatus.ASK:
+            if len(answers) > 2:  # asked twice already: the model (or the user) takes it from here
+                self._hand_over("still not clear after two answers", history)
+                return None
+            assert plan.question is not None
+            return Proposal(Action.call_user(plan.question.get(self.lang)), thought=f"fast path: ask for the {plan.slot}")
+        if self.next_action < len(plan.actions):
+            action = plan.actions[self.next_action]
+            self.next_action += 1
+            return Proposal(action, thought=f"fast path: {plan.kind}", raw_text=f"fastpath:{action.to_dict()}")
+        return Proposal(Action.finish(""), thought="fast path: done")
+
+
+__all__ = ["FastPlan", "FastPlanner", "FastPathPolicy", "PhoneFacts", "Contact", "PlanStatus", "find_contacts",
+           "read_facts", "split_goal", "ActionKind"]
