@@ -101,7 +101,17 @@ TOOL_ALIASES: dict[str, str] = {
     "takeover": "call_user", "request_user": "call_user",
     "finish": "finish", "answer": "finish", "terminate": "finish", "done": "finish", "complete": "finish",
     "status": "finish", "stop": "finish",
+    # Tool actions (harness.tools): for profiles whose prompt offers them, and replies that use them anyway
+    # (the gate judges them like taps).
+    "call": "call", "phone_call": "call", "make_call": "call", "dial_number": "call",
+    "send_text": "send_text", "send_sms": "send_text", "sms": "send_text", "send_message": "send_text",
+    "set_alarm": "set_alarm", "create_alarm": "set_alarm",
+    "set_timer": "set_timer", "start_timer": "set_timer",
+    "set_setting": "set_setting", "toggle_setting": "set_setting", "change_setting": "set_setting",
+    "open_link": "open_link", "open_url": "open_link",
+    "query": "query", "ask_phone": "query", "read_phone": "query",
 }
+TOOL_ACTIONS = ("call", "send_text", "set_alarm", "set_timer", "set_setting", "open_link", "query")
 KNOWN_TOOLS = (
     "click", "double_click", "long_press", "type", "scroll", "drag", "button_press", "open_app",
     "close_app", "wait", "output", "call_user", "finish",
@@ -592,7 +602,42 @@ def _tool_action(name: str, args: Mapping[str, Any], grid: _Grid, *, seconds: bo
             raise PolicyOutputError(f'{tool} needs "text": what to say to the user')
         kind = {"output": ActionKind.OUTPUT, "call_user": ActionKind.CALL_USER, "finish": ActionKind.FINISH}[tool]
         return _build(Action, kind, text=text or ""), ()
+    if tool in TOOL_ACTIONS:
+        return _tool_call_action(tool, args), ()
     raise PolicyOutputError(f"unknown tool {name!r}; use one of: {', '.join(KNOWN_TOOLS)}")
+
+
+def _tool_call_action(tool: str, args: Mapping[str, Any]) -> Action:
+    """A tool action from its arguments, validated like every Action (a bad one is a PolicyOutputError)."""
+    fields: dict[str, Any] = {"kind": tool}
+    for name, keys in (("number", ("number", "phone", "phone_number", "to")), ("contact", ("contact", "name", "recipient")),
+                       ("text", ("text", "message", "body", "label", "content")), ("clock", ("time", "clock", "at")),
+                       ("setting", ("setting", "name", "key")), ("value", ("value", "state", "level", "on")),
+                       ("query", ("query", "what", "item")), ("url", ("url", "link", "address"))):
+        value = _text(args, keys)
+        if value is not None and str(value).strip():
+            fields[name] = str(value).strip()
+    if tool in ("call", "send_text") and "number" not in fields and "contact" in fields \
+            and re.fullmatch(r"\+?[\d\s\-()]{3,}", fields["contact"]):
+        fields["number"] = fields.pop("contact")
+    if tool == "set_setting" and isinstance(args.get("on"), bool):
+        fields["value"] = "on" if args["on"] else "off"
+    if tool == "set_timer":
+        seconds = args.get("seconds", args.get("duration", args.get("length")))
+        minutes = args.get("minutes")
+        try:
+            total = float(seconds) if seconds is not None else float(minutes) * 60 if minutes is not None else 0.0
+        except (TypeError, ValueError):
+            raise PolicyOutputError('set_timer needs "seconds" (or "minutes") as a number') from None
+        fields["duration_ms"] = int(total * 1000)
+    if tool not in ("send_text", "set_alarm"):  # words only for a text's body or an alarm's label
+        fields.pop("text", None)
+    if tool not in ("call", "send_text", "query"):
+        fields.pop("contact", None)
+    if tool != "set_setting":
+        fields.pop("setting", None)
+        fields.pop("value", None)
+    return _build(Action.from_dict, fields)
 
 
 def _mobile_use_action(args: Mapping[str, Any], grid: _Grid) -> tuple[Action, tuple[str, ...]]:

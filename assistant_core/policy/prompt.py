@@ -173,6 +173,8 @@ def phonebuddy_call(action: Action, width: int, height: int, grid: int = 1000) -
         params = {"app": action.app or ""}  # the runner's history writes "app", not "package"
     elif kind is ActionKind.WAIT:
         params = {"time": action.duration_ms if action.duration_ms is not None else 1000}
+    elif action.is_tool:  # call, send_text, set_alarm, ...: the fields the parser reads back
+        params = {k: v for k, v in action.to_dict().items() if k != "kind"}
     else:  # output, call_user, finish
         params = {"text": action.text or ""}
     return f"{kind.value}({json.dumps(params, ensure_ascii=False)})"
@@ -265,6 +267,8 @@ def render_history(history: Sequence[Step], width: int, height: int, profile: Mo
         text = layout["step"].format(n=n, thought=(step.thought or "").strip(), action=call)
         if step.error:
             text = text.rstrip("\n") + f"\n({step.error})\n"
+        elif step.result:  # what a tool read or did (a query's answer)
+            text = text.rstrip("\n") + f"\n(Result: {step.result})\n"
         steps.append(text)
     joined = "".join(steps).strip()
     if not joined:
