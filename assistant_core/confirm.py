@@ -29,6 +29,9 @@ MSG = Catalog(
         "act": ("I'm about to {what}", "我准备{what}"),
         "typed": (", with the text “{typed}”", "，内容是“{typed}”"),
         "to_whom": (", to {whom}", "，对象是{whom}"),
+        "question_unknown": ("{what}{amount} in {app}. {note} Shall I go ahead?", "{what}{amount}（在「{app}」里）。{note}要继续吗？"),
+        "whom_unknown_money": ("I can't tell who will receive the money.", "我看不出钱会付给谁。"),
+        "whom_unknown": ("I can't tell who will receive it.", "我看不出对方是谁。"),
         "amount": (", for {amount}", "，金额{amount}"),
         "how_to_answer": ("Say yes, no, or repeat.", "请说“确认”、“取消”或“再说一遍”。"),
         "reminder": ("I'm still waiting for your answer: {question}", "我还在等你的回答：{question}"),
@@ -44,8 +47,6 @@ _AMOUNT_RE = re.compile(
     re.IGNORECASE,
 )
 _TOTAL_RE = re.compile(r"total|amount|due|pay|合计|总计|实付|应付|金额|支付|共计", re.IGNORECASE)
-_TITLE_RID_RE = re.compile(r"(?:^|[_/:])(?:title|recipient|contact|contact_name|to|chat_title|toolbar_title|name|payee|receiver)$")
-_RECIPIENT_RID_RE = re.compile(r"recipient|(?:^|_)to(?:$|_)|payee|receiver|contact_name|phone_number|(?:^|_)number(?:$|_)|merchant")
 WHOM_CATEGORIES = frozenset({Category.SEND, Category.CALL, Category.TRANSFER, Category.SHARE, Category.PAYMENT})
 MAX_READBACK = 60
 
@@ -73,6 +74,7 @@ class ConfirmationRequest:
     to_whom: str = ""
     how_much: str = ""
     typed: str = ""
+    whom_unknown: bool = False  # the step goes to someone, and the screen does not say to whom
 
     @property
     def question(self) -> Text:
@@ -85,6 +87,10 @@ class ConfirmationRequest:
                 head += MSG["typed"].get(lang, typed=self.typed)
             whom = MSG["to_whom"].get(lang, whom=self.to_whom) if self.to_whom else ""
             amount = MSG["amount"].get(lang, amount=self.how_much) if self.how_much else ""
+            if not self.to_whom and self.whom_unknown:
+                note = MSG["whom_unknown_money" if self.category in MONEY_CATEGORIES else "whom_unknown"].get(lang)
+                parts[lang] = MSG["question_unknown"].get(lang, what=head, amount=amount, app=self.app, note=note)
+                continue
             parts[lang] = MSG["question"].get(lang, what=head, whom=whom, amount=amount, app=self.app)
         return Text(parts["en"], parts["zh"])
 
@@ -122,9 +128,12 @@ def build_request(
         what = decision.reason
     labels = context_labels(observation)
     amount = find_amount(([target_el.label] if target_el is not None and target_el.label else []) + list(labels))
-    whom = find_recipient(observation) if category in WHOM_CATEGORIES else ""
+    whom = (find_recipient(observation, category=category, target=target_el, target_label=target)
+            if category in WHOM_CATEGORIES else "")
     if action.kind is ActionKind.TYPE and action.text:
         typed = action.text
+    if typed and whom and _digits(typed) and _digits(typed) == _digits(whom):
+        typed = ""  # the number typed on the keypad is who is called: say it once
     if action.is_tool:
         # A tool does not act on the screen: read back what the action itself will do, with the app that
         # handles it (never the screen's recipient or the foreground app, which may be anything).
@@ -134,7 +143,8 @@ def build_request(
         target, amount = "", ""
         app = str(decision.details.get("app") or app)
     return ConfirmationRequest(action=action, decision=decision, category=category, app=app, what=what,
-                               target=target, to_whom=_clip(whom, 40), how_much=amount, typed=_clip(typed))
+                               target=target, to_whom=_clip(whom, 40), how_much=amount, typed=_clip(typed),
+                               whom_unknown=category in WHOM_CATEGORIES and not whom)
 
 
 def target_words_only(observation: Observation, target: UIElement) -> str:
@@ -159,33 +169,83 @@ def find_amount(labels: Iterable[str]) -> str:
 
 
 _PHONE_NUMBER_RE = re.compile(r"\+?[\d\s\-()]{5,}")
+# Fields that hold who a message, call or share goes to; the payee of a payment; a person's name.
+_RECIPIENT_FIELD_RE = re.compile(r"recipient|(?:^|_)to(?:$|_)|receiver|contact_name|phone_number|(?:^|_)number(?:$|_)|digits")
+_PAYEE_FIELD_RE = re.compile(r"payee|merchant|receiver|recipient|beneficiary")
+_NAME_FIELD_RE = re.compile(r"(?:^|_)(?:name|contact_name|chat_title|display_name)$")
+_TITLE_FIELD_RE = re.compile(r"(?:^|_)(?:title|toolbar_title)$")
+# How an empty field's hint reads (uiautomator reports an empty EditText's hint as its text).
+_HINT_RE = re.compile(r"\((?:optional|required)\)|（(?:选填|可选|必填)）|^(?:enter|type|search|add)\b|^(?:请输入|输入|搜索|添加)",
+                      re.IGNORECASE)
+# "Pay Shop" / "Pay to Shop" / "向商城付款" / "付款给商城": the payee inside the label.
+_PAYEE_WORDS_RE = re.compile(r"^(?:pay(?:ing)?(?:\s+to)?|to|收款方[:：]?|付款给|支付给|向)\s*|\s*(?:付款|支付)$", re.IGNORECASE)
+MONEY_CATEGORIES = frozenset({Category.PAYMENT, Category.TRANSFER})
+TITLE_CATEGORIES = frozenset({Category.SEND, Category.CALL})  # a chat's or contact's title names the person
 
 
-def _first_field(observation: Observation, pattern: re.Pattern[str]) -> str:
+def _digits(text: str) -> str:
+    return re.sub(r"\D", "", text) if _PHONE_NUMBER_RE.fullmatch(text.strip()) else ""
+
+
+def _rid(el: UIElement) -> str:
+    return el.resource_id.rsplit("/", 1)[-1].lower()
+
+
+def _is_hint(el: UIElement) -> bool:
+    """An empty input field showing its hint: '(optional)', 'Enter…', or its own field name as text."""
+    text = el.text.strip()
+    if not text or _HINT_RE.search(text):
+        return True
+    if "edittext" in el.class_name.lower():
+        words = _rid(el).replace("_", " ").strip()
+        return bool(words) and words in text.lower()
+    return False
+
+
+def _field(observation: Observation, pattern: re.Pattern[str]) -> str:
+    """The text of the first field whose resource id matches; never a hint or an empty field."""
     for el in observation.elements or ():
-        rid = el.resource_id.rsplit("/", 1)[-1].lower()
-        if el.text and pattern.search(rid) and len(el.text) <= 40:
-            return el.text
+        if el.text and pattern.search(_rid(el)) and len(el.text) <= 40 and not _is_hint(el):
+            return el.text.strip()
     return ""
 
 
-def find_recipient(observation: Observation) -> str:
-    """Who the screen is addressed to: a title/recipient field, else the topmost short heading."""
+def _is_generic_title(text: str) -> bool:
+    """A title that names the screen ("Send to…", "New message:"), not a person."""
+    return text.rstrip().endswith(("…", "...", ":", "：")) or len(text) > 30
+
+
+def find_recipient(observation: Observation, *, category: Category | None = None,
+                   target: UIElement | None = None, target_label: str = "") -> str:
+    """Who the step goes to, from the fields that hold it, or "" when the screen does not say (the
+    read-back then says it cannot tell, rather than guess).
+
+    Money (payment, transfer): only a payee/merchant field counts ("Pay Shop" → "Shop"); a delivery name
+    or the screen's title is not who receives the money. Otherwise: a recipient or number field, with the
+    person's name before it when a name field holds one; a contact row pressed in a list; and, for a
+    message or a call only, the chat's or contact's title. Empty fields and their hints never count.
+    """
     if not observation.elements:
         return ""
-    found = [_first_field(observation, pattern) for pattern in (_RECIPIENT_RID_RE, _TITLE_RID_RE)]
-    recipient, title = found
-    if recipient and title and _PHONE_NUMBER_RE.fullmatch(recipient) and not _PHONE_NUMBER_RE.fullmatch(title):
-        return f"{title} ({recipient})"  # a person is easier to recognise by name than by number
-    if recipient or title:
-        return recipient or title
-    top_band = observation.height * 0.2
-    status = observation.height * 0.04
-    candidates = [e for e in observation.elements
-                  if e.text and status < e.bounds[1] < top_band and len(e.text) <= 30 and not e.clickable
-                  and "status" not in e.resource_id]
-    candidates.sort(key=lambda e: (e.bounds[1], e.bounds[0]))
-    return candidates[0].text if candidates else ""
+    if category in MONEY_CATEGORIES:
+        payee = _field(observation, _PAYEE_FIELD_RE)
+        return _PAYEE_WORDS_RE.sub("", payee).strip() if payee else ""
+    recipient = _field(observation, _RECIPIENT_FIELD_RE)
+    name = _field(observation, _NAME_FIELD_RE)
+    if recipient:
+        if name and _PHONE_NUMBER_RE.fullmatch(recipient) and not _PHONE_NUMBER_RE.fullmatch(name):
+            return f"{name} ({recipient})"  # a person is easier to recognise by name than by number
+        return recipient
+    if name:
+        return name
+    title = _field(observation, _TITLE_FIELD_RE)
+    label = target_label or (target.label if target is not None else "")
+    if (title and _is_generic_title(title) and label and target is not None
+            and "button" not in target.class_name.lower() and not _is_generic_title(label)):
+        return label.strip()  # the screen asks "Send to…" and the pressed row is the answer
+    if (category is None or category in TITLE_CATEGORIES) and title and not _is_generic_title(title):
+        return title
+    return ""
 
 
 # --- who answers ----------------------------------------------------------------------------------------
