@@ -75,9 +75,12 @@ class SetupActions:
     check_phone: Callable[[], str]
     install_ime: Callable[[str], str]  # the APK path the caregiver chose ("" = none yet)
     download: Callable[[Progress], str]
+    connect_wifi: Callable[[str, str], str] | None = None  # (address, pairing code or "") -> the connected address
 
 
 def _check_phone() -> str:
+    """The phone found through the adb server (started here when none answers), or SetupStepError with
+    the instruction for the phone's state."""
     from app.phone import find_real_phone
 
     probe = find_real_phone(wait_s=2.0)
@@ -86,6 +89,33 @@ def _check_phone() -> str:
     name = probe.connection.label.en
     probe.connection.close()
     return name
+
+
+def _connect_wifi(address: str, code: str = "") -> str:
+    """Wireless debugging: pair first when a code is given (then the phone's connect address comes from
+    mDNS, where the server sees it, else `address` is tried), `adb connect`, and remember the phone so the
+    app reconnects it at every start. SetupStepError says what to do when it fails."""
+    from app.phone import RememberedPhones
+    from assistant_core.types import DeviceError
+    from harness.adb import connect
+    from harness.adbserver import AdbServerOwner
+    from harness.devicewatch import mdns_services, pair
+
+    address = address.strip() if ":" in address else f"{address.strip()}:5555"
+    owner = AdbServerOwner()
+    try:
+        target = address
+        if code.strip():
+            pair(owner, address, code.strip())
+            host = address.rsplit(":", 1)[0]
+            found = [a for _name, kind, a in mdns_services(owner) if "connect" in kind and a.startswith(f"{host}:")]
+            target = found[0] if found else address
+        serial = connect(owner.ensure(), target)
+    except DeviceError as exc:
+        raise SetupStepError(exc.message) from exc
+    remembered = RememberedPhones()
+    remembered.save(wifi=[serial, *remembered.load()["wifi"]])
+    return serial
 
 
 IME_NEEDS_APK = Text(
@@ -138,7 +168,8 @@ def _download(progress: Progress, *, profile: str | None = None) -> str:
 
 
 def default_actions() -> SetupActions:
-    return SetupActions(check_phone=_check_phone, install_ime=_install_ime, download=_download)
+    return SetupActions(check_phone=_check_phone, install_ime=_install_ime, download=_download,
+                        connect_wifi=_connect_wifi)
 
 
 class WizardCommand(StrEnum):
@@ -400,6 +431,51 @@ class StepPage(QWizardPage):
             self._show(lambda L: tr("wiz_not_found" if connect else "wiz_failed", L, detail=str(exc)))
 
 
+class ConnectPage(StepPage):
+    """"Connect the phone": Check finds a USB phone (the adb server is started when none answers); with a
+    Wi-Fi address typed (and, the first time, the pairing code) it pairs and connects over wireless
+    debugging first. What to do about the phone's state is shown and said (harness.phonestates)."""
+
+    def __init__(self, *, lang: str, announce, actions: SetupActions):
+        self._actions = actions
+        self._typed = ("", "")
+        self.wifi_label, self.wifi = QLabel(), QLineEdit()
+        self.code_label, self.code = QLabel(), QLineEdit()
+        self.wifi.setObjectName("wizardWifi")
+        self.wifi.setPlaceholderText("192.168.1.20:37000")
+        self.code.setObjectName("wizardPairCode")
+        self.code.setMaxLength(6)
+        self.wifi_label.setBuddy(self.wifi)
+        self.code_label.setBuddy(self.code)
+        super().__init__("wiz_connect_title", "wiz_connect_steps", lang=lang, announce=announce,
+                         action_key="wiz_check", work=lambda _p: self._connect_and_check())
+        at = self.layout_.indexOf(self.action)
+        for i, w in enumerate((self.wifi_label, self.wifi, self.code_label, self.code)):
+            self.layout_.insertWidget(at + i, w)
+        QWidget.setTabOrder(self.speak, self.wifi)
+        QWidget.setTabOrder(self.wifi, self.code)
+        QWidget.setTabOrder(self.code, self.action)
+        self.wifi.returnPressed.connect(self.run_action)
+        self.code.returnPressed.connect(self.run_action)
+
+    def run_action(self) -> None:
+        self._typed = (self.wifi.text().strip(), self.code.text().strip())  # read here, on the GUI thread
+        super().run_action()
+
+    def _connect_and_check(self) -> str:  # on the BackgroundOp's thread
+        address, code = self._typed
+        if address and self._actions.connect_wifi is not None:
+            self._actions.connect_wifi(address, code)
+        return self._actions.check_phone()
+
+    def retranslate(self, lang: str) -> None:
+        super().retranslate(lang)
+        self.wifi_label.setText(tr("wiz_wifi", lang))
+        _name(self.wifi, lang, "wiz_wifi")
+        self.code_label.setText(tr("wiz_pair_code", lang))
+        _name(self.code, lang, "wiz_pair_code")
+
+
 class LanguagePage(StepPage):
     """The welcome, read aloud when the wizard opens, and the language choice: English or 中文, by the
     arrow keys, E / C (or Z), F8, or by voice. Choosing switches the wizard and the app at once."""
@@ -488,8 +564,7 @@ class SetupWizard(QWizard):
         self.pages = [
             self.language_page,
             StepPage("wiz_usb_title", "wiz_usb_steps", lang=lang, announce=announce),
-            StepPage("wiz_connect_title", "wiz_connect_steps", lang=lang, announce=announce, action_key="wiz_check",
-                     work=lambda _p: acts.check_phone()),
+            ConnectPage(lang=lang, announce=announce, actions=acts),
             StepPage("wiz_ime_title", "wiz_ime_steps", lang=lang, announce=announce, action_key="wiz_install",
                      work=lambda _p: acts.install_ime(self.apk_path)),
             self.models_page,

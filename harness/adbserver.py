@@ -394,24 +394,33 @@ class AdbServerOwner:
 
     def _refuse_or_start(self, found: ServerProbe) -> None:
         port = self.address.port
-        if found is ServerProbe.OTHER:
-            raise AdbServerStartError(_server_text("server_port_taken", port=port),
-                                      detail=f"{self.address} answers, but not as an adb server")
-        if not self.address.local:
+        if found is ServerProbe.NONE and not self.address.local:
             raise AdbServerStartError(_server_text("server_remote", address=str(self.address)),
                                       detail=f"no adb server at {self.address}")
-        if not self.autostart:
+        if found is ServerProbe.NONE and not self.autostart:
             raise AdbServerStartError(_server_text("server_off"), detail=f"no adb server at {self.address}")
         lock_path = Path(tempfile.gettempdir()) / f"phonebuddy-adb-{port}.lock"
         with open(lock_path, "a+b") as lock_file:  # one starter per port across PhoneBuddy processes
             fcntl.flock(lock_file, fcntl.LOCK_EX)
             try:
-                found = probe_server(self.address.host, port)
-                if found is ServerProbe.ADB:  # another process started it while we waited
+                # Another starter may have just finished, or its server may still be coming up (it listens
+                # a moment before it answers): look again, for a few seconds, before calling it foreign.
+                deadline = time.monotonic() + 3.0
+                while True:
+                    found = probe_server(self.address.host, port)
+                    if found is not ServerProbe.OTHER or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.2)
+                if found is ServerProbe.ADB:
                     return
                 if found is ServerProbe.OTHER:
                     raise AdbServerStartError(_server_text("server_port_taken", port=port),
                                               detail=f"{self.address} answers, but not as an adb server")
+                if not self.address.local:
+                    raise AdbServerStartError(_server_text("server_remote", address=str(self.address)),
+                                              detail=f"no adb server at {self.address}")
+                if not self.autostart:
+                    raise AdbServerStartError(_server_text("server_off"), detail=f"no adb server at {self.address}")
                 self._start()
             finally:
                 fcntl.flock(lock_file, fcntl.LOCK_UN)

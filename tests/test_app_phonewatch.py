@@ -98,3 +98,55 @@ def test_the_wizard_connect_step_starts_the_server_and_names_the_phone(user_env,
         assert "PhoneWorld Lite" in setup_wizard._check_phone()
     finally:
         phone.stop()
+
+
+def test_a_wifi_phone_connected_from_the_wizard_runs_a_typed_request(qtbot, user_env, monkeypatch):
+    """The wizard's "Connect the phone" page with a Wi-Fi address typed: the adb server is started, the
+    phone connected and named, remembered for the next start; the window (following the server) opens it,
+    and a typed request runs on it end to end through the real RemotePolicy (a stand-in model server)."""
+    from app import setup_wizard
+    from app.phone import RememberedPhones
+    from assistant_core.policies import action_to_reply
+    from assistant_core.settings import CaregiverSettings
+    from harness.phoneworld.oracle import solve
+    from harness.phoneworld.tasks import make_world, registry
+    from tests.policy_standin import policy_server
+
+    for key in ("HOME", "ANDROID_USER_HOME", "ANDROID_ADB_SERVER_PORT", "PHONEBUDDY_ADB_START", "XDG_DATA_HOME"):
+        monkeypatch.setenv(key, user_env[key])
+    task_id = "SettingsTurnOnBluetooth"
+    task = registry.get(task_id)
+    world, params = make_world(task_id, 0, "en")
+    phone = SimPhone(world).start()
+    httpd, url, calls = policy_server([action_to_reply(a, 1080, 2400) for a in solve(task_id, 0, "en").actions()])
+    window = MainWindow(lang="en", services=AppServices(extra={"mirror": False}), phone=None,
+                        agent=AgentChoice(AgentKind.SERVER, server_address=url))
+    qtbot.addWidget(window)
+    window.apply_settings(CaregiverSettings(allowed_apps=frozenset(task.apps)), AgentChoice(AgentKind.SERVER,
+                                                                                           server_address=url))
+    said = _said(window)
+    watch = attach_phone_watch(window, AdbServerOwner(socket_timeout=5.0))
+    wizard = setup_wizard.SetupWizard(lang="en", announce=said.append)
+    qtbot.addWidget(wizard)
+    try:
+        connect = next(p for p in wizard.pages if isinstance(p, setup_wizard.ConnectPage))
+        assert connect.wifi.accessibleName() == "Wi-Fi address (optional)"
+        assert connect.code.accessibleName() == "Pairing code (first time only)"
+        connect.wifi.setText(phone.address)
+        connect.run_action()
+        qtbot.waitUntil(lambda: connect.result.text().startswith("Found: PhoneWorld Lite"), timeout=40_000)
+        assert said[-1] == connect.result.text()  # shown and said
+        assert RememberedPhones().load()["wifi"] == [phone.address]
+        qtbot.waitUntil(lambda: window.phone is not None, timeout=20_000)
+        finished: list = []
+        window.run_finished.connect(finished.append)
+        window.request_box.setText(task.instruction(params).en)
+        window.submit_typed()
+        qtbot.waitUntil(lambda: bool(finished), timeout=60_000)
+        assert str(finished[0].outcome) == "finished" and task.is_successful(world, params)
+        assert len(calls) >= 2
+    finally:
+        watch.stop()
+        window.shutdown()
+        phone.stop()
+        httpd.shutdown()
