@@ -55,7 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     data = sub.add_parser("data", help="build an SFT dataset from oracle runs and consented history exports")
-    data.add_argument("--out", required=True, help="dataset folder to write")
+    data.add_argument("--out", required=True, help="dataset folder to write (new or empty)")
+    data.add_argument("--replace", action="store_true",
+                      help="delete what --out holds and write the dataset there")
     data.add_argument("--tasks", type=_csv, default=(), help="task ids, comma-separated")
     data.add_argument("--categories", type=_csv, default=("single_app", "cross_app", "mini_app"))
     data.add_argument("--seeds", type=parse_seeds, default=(100, 101, 102, 103))
@@ -146,9 +148,17 @@ def _emit(data: dict[str, Any], as_json: bool, text: str) -> None:
 
 
 def cmd_data(args: argparse.Namespace) -> int:
-    from training.data import dedupe, history_examples, oracle_examples, split_by_task, write_dataset
+    from training.data import (
+        check_output_folder,
+        dedupe,
+        history_examples,
+        oracle_examples,
+        split_by_task,
+        write_dataset,
+    )
     from training.evaluate import select_episodes
 
+    check_output_folder(args.out, replace=args.replace)  # before any work, not after it
     examples = []
     if args.tasks or args.categories:
         tasks = sorted({e.task.id for e in select_episodes(args.tasks, args.categories, (0,))})
@@ -158,7 +168,7 @@ def cmd_data(args: argparse.Namespace) -> int:
         examples += list(history_examples(path, profile=args.profile, max_pixels=args.max_pixels or None))
     examples = dedupe(examples)
     train, held = split_by_task(examples, eval_tasks=args.eval_tasks, eval_fraction=args.eval_fraction)
-    out = write_dataset(args.out, train, held)
+    out = write_dataset(args.out, train, held, replace=args.replace)
     data = {"dataset": str(out), "train": len(train), "eval": len(held),
             "train_tasks": sorted({e.task for e in train}), "eval_tasks": sorted({e.task for e in held})}
     _emit(data, args.json, f"wrote {len(train)} training and {len(held)} evaluation examples to {out}")

@@ -19,6 +19,14 @@ Sources:
   small thumbnail) is scaled to `width` x `height` and then goes through the same `build_prompt` as a
   live screenshot, so the example's image has the size and aspect the runtime would send; a step
   without one gets a black frame of that size (logged), as the runtime does when capture fails.
+  An export is a file anyone can edit, so it is checked before it is used: the screen is at most
+  `MAX_SCREEN_SIDE` pixels a side, a thumbnail at most `MAX_THUMBNAIL_BYTES` encoded and
+  `MAX_THUMBNAIL_PIXELS` decoded (a decompression bomb is a black frame, logged), an action must be a
+  valid Action (TrainingError naming the line otherwise), and a step is trusted only with a recorded gate
+  decision that the gate could have made: ALLOW or CONFIRM (with the user's recorded yes), no deny or
+  hand-over rule, and no ALLOW for a step whose own thought announces a payment, a sending, a deletion...
+  (the gate raises those to CONFIRM, so such a line was written by hand). Untrusted steps are left out,
+  logged.
 
 `dedupe` drops repeats (same prompt text, same image bytes, same reply). `split_by_task` holds whole
 tasks out for evaluation, so no evaluation task leaks into training. `write_dataset` saves a
@@ -43,7 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assistant_core.types import Action, ActionKind, Observation, Step
+from assistant_core.types import Action, ActionError, ActionKind, Observation, Step
 from training.errors import EmptyDatasetError, TrainingError
 from training.runs import FreeBytes, atomic_dir, disk_free_bytes, write_json_atomic
 
@@ -188,23 +196,37 @@ def history_examples(path: str | Path, *, profile: str = DEFAULT_PROFILE, max_pi
     runs: dict[int, list[dict[str, Any]]] = {}
     path = Path(path)
     try:
+        if path.stat().st_size > MAX_EXPORT_BYTES:
+            raise TrainingError(f"{path}: the history export is larger than {MAX_EXPORT_BYTES // 1024**3} GB")
         lines = path.read_text(encoding="utf-8").splitlines()
     except FileNotFoundError:
         raise EmptyDatasetError(f"history export not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TrainingError(f"{path}: the history export cannot be read ({exc})") from None
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
             row = json.loads(line)
+            if not isinstance(row, dict) or not isinstance(row.get("step"), int) or not isinstance(
+                    row.get("goal"), str):
+                raise TypeError("needs an object with a whole-number step and a text goal")
             runs.setdefault(int(row["run_id"]), []).append(row)
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, OverflowError) as exc:
             raise TrainingError(f"{path}:{number}: not a history export line ({exc})") from None
     for run_id, rows in sorted(runs.items()):
         first = rows[0]
         if first.get("outcome") != "finished" or (only_verified and first.get("verification") == "not_verified"):
             continue
-        used = [row for row in sorted(rows, key=lambda r: r["step"])
-                if row.get("executed") and row.get("verdict") != "deny"]
+        used = []
+        for row in sorted(rows, key=lambda r: r["step"]):
+            if not row.get("executed") or row.get("verdict") == "deny":
+                continue
+            why = _untrusted(row)
+            if why is not None:
+                log.warning("history run %s step %s is not used for training: %s", run_id, row["step"], why)
+                continue
+            used.append(row)
         if not used:
             continue
         sizes = [_screen_size(row, path, run_id) for row in used]
@@ -226,6 +248,29 @@ def history_examples(path: str | Path, *, profile: str = DEFAULT_PROFILE, max_pi
 
 # The screen assumed for export lines that predate the store recording it.
 _DEFAULT_SIZE = (1080, 2400)
+# Limits on what an export line may ask for (phones are a few thousand pixels a side; thumbnails are small).
+MAX_SCREEN_SIDE = 8192
+MAX_THUMBNAIL_BYTES = 4 * 1024 * 1024
+MAX_THUMBNAIL_PIXELS = 4096 * 4096
+MAX_EXPORT_BYTES = 2 * 1024**3
+
+
+def _untrusted(row: dict[str, Any]) -> str | None:
+    """Why a step's recorded gate decision cannot be trusted as training data, or None when it can."""
+    from assistant_core.safety import _intent_category  # the gate's own reading of the model's intent
+
+    verdict, rule = row.get("verdict"), row.get("rule") or ""
+    if verdict not in ("allow", "confirm"):
+        return f"no gate decision recorded ({verdict!r})"
+    if not isinstance(rule, str) or rule.startswith(("deny.", "handover.")) or (
+            rule and not rule.startswith(f"{verdict}.")):
+        return f"the rule {rule!r} does not fit the verdict {verdict!r}"
+    if verdict == "confirm" and row.get("confirmation") != "yes":
+        return "a step that needed the user's yes has none recorded"
+    thought = row.get("thought") or ""
+    if verdict == "allow" and isinstance(thought, str) and _intent_category(thought) is not None:
+        return "the thought announces a step the gate always confirms, yet it is recorded as allowed"
+    return None
 
 
 def _screen_size(row: dict[str, Any], path: Path, run_id: int) -> tuple[int, int] | None:
@@ -234,11 +279,14 @@ def _screen_size(row: dict[str, Any], path: Path, run_id: int) -> tuple[int, int
         return None
     try:
         size = int(width), int(height)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         size = (0, 0)
     if size[0] <= 0 or size[1] <= 0:
         raise TrainingError(f"{path}: run {run_id} step {row.get('step')}: screen size {width!r} x {height!r} "
                             "is not a positive size")
+    if max(size) > MAX_SCREEN_SIDE:
+        raise TrainingError(f"{path}: run {run_id} step {row.get('step')}: screen size {width!r} x {height!r} "
+                            f"is larger than any phone (at most {MAX_SCREEN_SIDE} pixels a side)")
     return size
 
 
@@ -254,8 +302,15 @@ def _history_step(row: dict[str, Any], size: tuple[int, int], run_id: int,
         image = Image.new("RGB", size)
     elif image.size != size:
         image = image.resize(size, Image.Resampling.BICUBIC)
-    obs = Observation(width=width, height=height, foreground=row.get("foreground", "") or "", screenshot=image)
-    return obs, Action.from_dict(row["action"]), row.get("thought", "") or ""
+    foreground, thought = row.get("foreground", "") or "", row.get("thought", "") or ""
+    try:
+        if not isinstance(foreground, str) or not isinstance(thought, str):
+            raise ActionError("the foreground and the thought must be text")
+        action = Action.from_dict(row.get("action"))
+    except (ActionError, ValueError, TypeError) as exc:
+        raise TrainingError(f"history run {run_id} step {row.get('step')}: not a valid action ({exc})") from None
+    obs = Observation(width=width, height=height, foreground=foreground, screenshot=image)
+    return obs, action, thought
 
 
 def _decode_image(data: str | None, run_id: int, step: Any) -> Any:
@@ -264,9 +319,15 @@ def _decode_image(data: str | None, run_id: int, step: Any) -> Any:
     from PIL import Image
 
     try:
+        if not isinstance(data, str) or len(data) > MAX_THUMBNAIL_BYTES * 4 // 3 + 4:
+            raise ValueError(f"not a base64 thumbnail of at most {MAX_THUMBNAIL_BYTES // 1024 // 1024} MB")
         image = Image.open(io.BytesIO(base64.b64decode(data, validate=True)))
+        # Checked from the header, before any pixel is decoded: a small file can hold a huge image.
+        if image.width * image.height > MAX_THUMBNAIL_PIXELS:
+            raise ValueError(f"{image.width}x{image.height} pixels is more than a thumbnail may have")
         image.load()
-    except (ValueError, OSError) as exc:  # bad base64 (binascii.Error), not an image (UnidentifiedImageError)
+    except (ValueError, OSError, Image.DecompressionBombError) as exc:
+        # bad base64 (binascii.Error), not an image (UnidentifiedImageError), a decompression bomb
         log.warning("history run %s step %s: the screenshot cannot be read (%s)", run_id, step, exc)
         return None
     return image.convert("RGB")
@@ -296,8 +357,13 @@ def split_by_task(examples: Sequence[SftExample], *, eval_tasks: Sequence[str] =
 
 def write_dataset(out_dir: str | Path, train: Sequence[SftExample], evaluation: Sequence[SftExample] = (), *,
                   free_bytes: FreeBytes = disk_free_bytes, min_free_mb: int = 64,
-                  extra: dict[str, Any] | None = None) -> Path:
-    """Save train/eval as a DatasetDict (with images) in `out_dir`, all or nothing."""
+                  extra: dict[str, Any] | None = None, replace: bool = False) -> Path:
+    """Save train/eval as a DatasetDict (with images) in `out_dir`, all or nothing.
+
+    An `out_dir` that exists and is not empty is refused (TrainingError) unless `replace` is true: the
+    folder is swapped for the new one, and a user's files in it would be lost.
+    """
+    check_output_folder(out_dir, replace=replace)
     if not train:
         raise EmptyDatasetError("no training examples to write: choose tasks whose oracle succeeds, or a history "
                                 "export with finished, consented runs")
@@ -322,6 +388,18 @@ def write_dataset(out_dir: str | Path, train: Sequence[SftExample], evaluation: 
         })
     log.info("wrote %d train and %d eval examples to %s", len(train), len(evaluation), out)
     return out
+
+
+def check_output_folder(out_dir: str | Path, *, replace: bool = False) -> None:
+    """TrainingError unless `out_dir` is missing, an empty folder, or `replace` is given."""
+    out = Path(out_dir)
+    if replace or not out.exists() and not out.is_symlink():
+        return
+    if out.is_dir() and not out.is_symlink() and not any(out.iterdir()):
+        return
+    what = "folder" if out.is_dir() else "file"
+    raise TrainingError(f"{out} is a {what} that is not empty: choose a new folder, or add --replace to "
+                        "delete what is in it and write the dataset there")
 
 
 def load_sft_dataset(path: str | Path) -> Any:
