@@ -187,6 +187,13 @@ def test_am_start_resolves_implicit_intents(adb_server, sim_phone):
                                  "{ act=android.intent.action.VIEW dat=foo:bar flg=0x10000000 }\n")
     code, out, err = sh(adb_server, sim_phone, "am start -n com.nope/.Main")
     assert code == 0 and err == "Error type 3\nError: Activity class {com.nope/com.nope.Main} does not exist.\n"
+    # A running app comes back as it was; -S force-stops it first (a cold start on its first screen).
+    code, _, err = sh(adb_server, sim_phone, "am start -n com.android.dialer/.MainActivity")
+    assert code == 0 and err == "Warning: Activity not started, its current task has been brought to the front\n"
+    assert world.route_of("com.android.dialer").screen == "keypad"
+    code, out, err = sh(adb_server, sim_phone, "am start -W -S -n com.android.dialer/.MainActivity")
+    assert code == 0 and err == "" and "LaunchState: COLD" in out
+    assert world.route_of("com.android.dialer").screen == "main"
 
 
 # --- 5. am stack list, am task lock ---------------------------------------------------------------------------

@@ -617,8 +617,12 @@ class Shell:
                     io.err(f"Error type 3\nError: Activity class {{{amstart.expand_component(intent.component)}}} does not exist.\n")
                     return 0
                 else:
+                    if "-S" in args:  # force-stop the app first
+                        world.force_stop(pkg)
                     cold = pkg not in world.stacks
                     world.launch(pkg)
+                    if not cold:  # START_TASK_TO_FRONT: the running task comes back as it was
+                        io.err("Warning: Activity not started, its current task has been brought to the front\n")
             else:
                 target = amstart.resolve(world, intent, installed)
                 if target is None:
