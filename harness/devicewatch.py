@@ -239,6 +239,14 @@ class DeviceWatcher:
 # --- wireless debugging -------------------------------------------------------------------------------
 
 
+def _status_block(conn) -> str:
+    """A length-prefixed answer, which some servers put behind a second OKAY/FAIL status."""
+    head = conn.read_string(4)
+    if head in ("OKAY", "FAIL"):
+        return conn.read_string_block()  # "Successfully paired to ..." or "Failed: ..."
+    return conn.read_string(int(head, 16))
+
+
 def pair(owner: AdbServerOwner, address: str, code: str, *, timeout: float = 15.0) -> str:
     """`adb pair HOST:PORT CODE` through the server: the answer line ("Successfully paired to ..."),
     or DeviceError with the bilingual pairing instructions."""
@@ -250,10 +258,10 @@ def pair(owner: AdbServerOwner, address: str, code: str, *, timeout: float = 15.
         try:
             conn.send_command(f"host:pair:{code}:{address}")
             conn.check_okay()
-            answer = conn.read_string_block()
+            answer = _status_block(conn)
         finally:
             conn.close()
-    except (AdbError, OSError) as exc:
+    except (AdbError, OSError, ValueError) as exc:
         raise DeviceError(STATES["pair_failed"].format(address=address), detail=str(exc)) from exc
     if not answer.startswith("Successfully paired"):
         raise DeviceError(STATES["pair_failed"].format(address=address), detail=answer.strip())

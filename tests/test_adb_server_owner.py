@@ -14,6 +14,7 @@ touched; each server it started is killed by its process id at the end.
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import signal
@@ -150,6 +151,19 @@ def test_a_phone_that_never_allows_debugging_is_explained_in_both_languages(user
     listed = phonebuddy(user_env, "devices", "--lang", "zh", "list")
     assert f"{phone}\tunauthorized" in listed.stdout
     assert "一律允许使用这台计算机进行调试" in listed.stdout and "TalkBack" in listed.stdout
+
+
+def test_pairing_with_a_wrong_code_says_how_to_pair(user_env, world_serve):
+    """`devices pair` goes through the real server's pairing (SPAKE2 over TLS), which the simulated phone
+    does not speak: exactly what a wrong code looks like. The user hears where to find the right one."""
+    phone = world_serve()
+    en = phonebuddy(user_env, "devices", "pair", phone, "123456")
+    zh = phonebuddy(user_env, "devices", "--lang", "zh", "pair", phone, "123456")
+    assert en.returncode == 1 and zh.returncode == 1
+    assert f"Pairing with {phone} failed" in en.stderr and "Pair device with pairing code" in en.stderr
+    assert "使用配对码配对设备" in zh.stderr
+    mdns = phonebuddy(user_env, "devices", "--json", "mdns")
+    assert mdns.returncode == 0 and isinstance(json.loads(mdns.stdout), list)
 
 
 # --- the watcher ------------------------------------------------------------------------------------------
