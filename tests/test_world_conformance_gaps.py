@@ -356,11 +356,29 @@ def test_uiautomator_dump_is_the_active_window_rooted_at_the_foreground_app(adb_
     active = [w for w in windows if w.get("active") == "true"]
     assert len(active) == 1 and active[0].find("hierarchy/node").get("package") == "com.android.settings"
 
+    with sim_phone.lock:  # a permission prompt over the app is the active window; the keyboard never is
+        world.launch("com.phoneworld.chat")
+        world.request_permission("com.phoneworld.chat", Permission.LOCATION)
+    out = sh(adb_server, sim_phone, "uiautomator dump /dev/tty")[1]
+    prompt = ET.fromstring(out[: out.rindex("</hierarchy>") + len("</hierarchy>")].encode())
+    assert prompt[0].get("package") == "com.android.permissioncontroller"
+    with sim_phone.lock:
+        world.key(4)  # dismiss it
+        world.launch("com.android.browser")
+        world.tap(*_center_of(world, "com.android.browser:id/url_bar"))
+        assert world.sys.keyboard_visible
+    out = sh(adb_server, sim_phone, "uiautomator dump /dev/tty")[1]
+    assert 'package="com.android.inputmethod.latin"' not in out and 'package="com.android.browser"' in out
+
     with sim_phone.lock:
         world.key(26)  # screen off: no window to dump
     code, out, err = sh(adb_server, sim_phone, "uiautomator dump /sdcard/off.xml")
     assert "ERROR: null root node returned by UiTestAutomationBridge." in err
     assert sh(adb_server, sim_phone, "ls /sdcard/off.xml")[0] == 1
+
+
+def _center_of(world, resource_id: str) -> tuple[int, int]:
+    return next(e for e in world.elements() if e.resource_id == resource_id).center
 
 
 # --- what must stay as on real phones ---------------------------------------------------------------------------------
