@@ -86,6 +86,9 @@ def test_pm_list_packages_honours_its_filters(adb_server, sim_phone):
     assert listed("-d") == ["com.phoneworld.shop"] and "com.phoneworld.shop" not in listed("-e")
     sh(adb_server, sim_phone, "pm enable com.phoneworld.shop")
     assert listed("-d") == []
+    assert "feature:android.hardware.touchscreen" in sh(adb_server, sim_phone, "pm list features")[1].split()
+    code, _, err = sh(adb_server, sim_phone, "pm list widgets")
+    assert (code, err.strip()) == (255, "Error: unknown list type 'widgets'")
 
 
 def test_pm_grant_revoke_uninstall_install_and_clear(adb_server, sim_phone):

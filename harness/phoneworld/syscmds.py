@@ -103,8 +103,17 @@ class SysCommands:
         return handler(sub, rest, io)
 
     def _pm_list(self, sub: str, rest: list[str], io: ShellIO) -> int:
+        if rest[:1] == ["features"]:
+            io.out("".join(f"feature:android.hardware.{f}\n" for f in (
+                "touchscreen", "touchscreen.multitouch", "wifi", "telephony", "camera", "screen.portrait")))
+            return 0
+        if rest[:1] == ["users"]:
+            io.out("Users:\n\tUserInfo{0:Owner:c13} running\n")
+            return 0
         if rest[:1] != ["packages"]:
-            return None  # type: ignore[return-value]  # `pm list permissions|features|...`: the caller's
+            # PackageManagerShellCommand.runList: any other list type is refused.
+            io.err(f"Error: unknown list type '{rest[0] if rest else ''}'\n")
+            return 255
         opts = {c for a in rest[1:] if a.startswith("-") and not a.startswith("--") for c in a[1:]}
         words = [a for a in rest[1:] if not a.startswith("-")]
         if "--user" in rest and words:
