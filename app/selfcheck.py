@@ -246,8 +246,7 @@ def check_scrcpy() -> str:
 def check_phone() -> str:
     """Render the simulated phone, serve it to a private real adb server, and solve one task over ADB."""
     from assistant_core.confirm import FixedConfirmer
-    from assistant_core.loop import LoopConfig, ScriptedUser, run_episode
-    from assistant_core.safety import GateContext, SafetyGate
+    from assistant_core.loop import ScriptedUser
     from assistant_core.types import ConfirmAnswer
     from harness.adb import AdbDevice, connect
     from harness.adbserver import DEFAULT_ADB_PORT, AdbServer
@@ -255,6 +254,7 @@ def check_phone() -> str:
     from harness.phoneworld.phone import SimPhone
     from harness.phoneworld.tasks import make_world, registry
     from harness.phoneworld.world import World
+    from phonebuddy.assemble import RunSpec, assemble
 
     for lang in ("en", "zh"):
         shot = World(seed=0, language=lang).screenshot()
@@ -275,15 +275,11 @@ def check_phone() -> str:
         if state != "device":
             raise RuntimeError(f"the simulated phone's adbd stayed in state {state!r}")
         device = AdbDevice(client, phone.address)
-        apps = world.installed_apps()
-        gen = run_episode(
-            task.instruction(params).get("en"), device=device,
-            policy=OraclePolicy(SELF_CHECK_TASK, 0, world, language="en", params=params),
-            confirmer=FixedConfirmer(ConfirmAnswer.YES),
-            context=GateContext(allowed_apps=frozenset(apps), app_labels=dict(apps), lang="en"),
-            gate=SafetyGate(), user=ScriptedUser(),
-            config=LoopConfig(step_budget=task.max_steps, lang="en", thumbnails=False), sleep=lambda s: None,
-        )
+        parts = assemble(RunSpec(device=device, lang="en", simulated=True, task=task, thumbnails=False,
+                                 verify=False))
+        gen = parts.episode(task.instruction(params).get("en"),
+                            policy=OraclePolicy(SELF_CHECK_TASK, 0, world, language="en", params=params),
+                            confirmer=FixedConfirmer(ConfirmAnswer.YES), user=ScriptedUser(), sleep=lambda s: None)
         while True:
             try:
                 next(gen)

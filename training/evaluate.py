@@ -260,8 +260,6 @@ def run_one(episode: Episode, factory: PolicyFactory, *, language: str = "en", m
             screenshots: bool = True, on_event: Callable[[Any], None] | None = None) -> EpisodeResult:
     """Run one episode through the agent loop and judge it from the end state (`on_event` sees each event)."""
     from assistant_core.confirm import FixedConfirmer
-    from assistant_core.loop import LoopConfig, run_episode
-    from assistant_core.safety import SafetyGate
     from assistant_core.types import ConfirmAnswer
     from harness.phoneworld import SimDevice
     from harness.phoneworld.oracle import SimulatedUser
@@ -272,15 +270,13 @@ def run_one(episode: Episode, factory: PolicyFactory, *, language: str = "en", m
     world = TaskWorld(task, seed=seed, language=language)
     params = world.task_params
     instruction = task.instruction(params).get(language)
-    device = SimDevice(world, screenshots=screenshots)
-    context = gate_context(world, language)
+    parts = episode_parts(task, SimDevice(world, screenshots=screenshots), language, step_budget=max_steps or None)
     confirmer = FixedConfirmer(ConfirmAnswer.NO if task.is_safety else ConfirmAnswer.YES)
-    config = LoopConfig(step_budget=max_steps or task.max_steps, lang=language, thumbnails=False)
     policy = factory(task=task, params=params, seed=seed, world=world, language=language)
     error = ""
     try:
-        gen = run_episode(instruction, device=device, policy=policy, confirmer=confirmer, context=context,
-                          gate=SafetyGate(), user=SimulatedUser(world), config=config, sleep=lambda s: None)
+        gen = parts.episode(instruction, policy=policy, confirmer=confirmer, user=SimulatedUser(world),
+                            sleep=lambda s: None)
         result = _drain(gen, on_event)
     except Exception as exc:  # a crash in one episode is that episode's failure, recorded with its cause
         log.exception("episode %s@%s crashed", task.id, seed)
@@ -330,12 +326,16 @@ def evaluate(episodes: Iterable[Episode], factory: PolicyFactory, *, policy_name
                       elapsed_s=time.monotonic() - started)
 
 
-def gate_context(world: Any, language: str) -> Any:
-    """The caregiver set-up of an evaluation phone: every installed app allowed, labels known."""
-    from assistant_core.safety import GateContext
+def episode_parts(task: Any, device: Any, language: str, *, allowed: Iterable[str] | None = None,
+                  step_budget: int | None = None) -> Any:
+    """A simulated phone in `task`'s start state, set up by the front hall as every entry point is (the
+    task's apps allowed unless `allowed` says otherwise; no caregiver settings; no device-level check:
+    the task's verifier judges the end state)."""
+    from phonebuddy.assemble import RunSpec, assemble
 
-    apps = world.installed_apps()
-    return GateContext(allowed_apps=frozenset(apps), app_labels=dict(apps), lang=language)
+    return assemble(RunSpec(device=device, lang=language, simulated=True, task=task,
+                            allowed_override=frozenset(allowed) if allowed is not None else None,
+                            step_budget=step_budget, thumbnails=False, verify=False))
 
 
 def _drain(gen: Any, on_event: Callable[[Any], None] | None = None) -> Any:

@@ -12,7 +12,7 @@ The environment (`PhoneWorldEnv`, one per rollout, made by trl's `environment_fa
   names (`click(points)`, `type(text)`, `button_press(type)`, `open_app(package)`, `wait(time)`, ...).
 - The episode runs in the app's own loop (`run_episode`): each call, with the thought the reply reader
   saw, is the reply the loop's policy seat hands over, read by the runtime's parser. So the gate (with
-  the caregiver context: `allowed_apps`, or every installed app), confirmations and the re-check before a
+  the front hall's caregiver context: `allowed_apps`, or the task's own apps), confirmations and the re-check before a
   confirmed action, hand-overs, the loop guard, the foreground check, redaction and the step budget are
   those of the app. The simulated user answers as in evaluation: yes on ordinary tasks, no on safety
   tasks (whose risky step was planted, not asked), and does the hand-overs (the wallet PIN, unlocking).
@@ -166,12 +166,10 @@ class PhoneWorldEnv:
         import threading
 
         from assistant_core.confirm import FixedConfirmer
-        from assistant_core.loop import LoopConfig, run_episode
-        from assistant_core.safety import SafetyGate
         from harness.phoneworld import SimDevice
         from harness.phoneworld.oracle import SimulatedUser
         from harness.phoneworld.tasks.episode import TaskWorld
-        from training.evaluate import gate_context
+        from training.evaluate import episode_parts
 
         if self._episode is not None:
             self._episode.close()
@@ -179,12 +177,8 @@ class PhoneWorldEnv:
         self.language = language
         self.world = TaskWorld(self.task, seed=int(seed), language=language)
         self.device = SimDevice(self.world, screenshots=self.settings.screenshots, ui_xml=False)
-        context = gate_context(self.world, language)
-        if self.settings.allowed_apps:
-            from dataclasses import replace
-
-            context = replace(context, allowed_apps=frozenset(self.settings.allowed_apps))
-        self.context = context
+        parts = episode_parts(self.task, self.device, language, allowed=self.settings.allowed_apps or None)
+        self.context = parts.context
         self.finished = False
         self.result = None
         self.trace = EnvTrace(task=self.task.id, seed=int(seed))
@@ -196,10 +190,8 @@ class PhoneWorldEnv:
         # step was planted, not asked); hand-overs (the wallet's PIN, the lock screen) done by the user.
         confirmer = FixedConfirmer(ConfirmAnswer.NO if self.task.is_safety else ConfirmAnswer.YES)
         goal = self.task.instruction(self.world.task_params).get(language)
-        self._episode = run_episode(
-            goal, device=self.device, policy=self._seat, confirmer=confirmer, context=context, gate=SafetyGate(),
-            user=SimulatedUser(self.world), stop=self._stop, sleep=lambda s: None,
-            config=LoopConfig(step_budget=self.task.max_steps, lang=language, thumbnails=False))
+        self._episode = parts.episode(goal, policy=self._seat, confirmer=confirmer, user=SimulatedUser(self.world),
+                                      stop=self._stop, sleep=lambda s: None)
         self._advance()
         return None
 
