@@ -33,10 +33,12 @@ from assistant_core.types import ConfirmAnswer
 
 log = logging.getLogger(__name__)
 
-# How long after opening the dialog ignores keys (measured by bench/confirm_grace.py, see its docstring):
-# a person who has already decided to press a key needs about 0.2-0.4 s to hold it back once the dialog's
-# earcon sounds, and a key pressed just before the dialog can reach it up to ~0.1 s late on a busy
-# machine; 0.7 s covers both with room. Held keys are handled separately (auto-repeat never counts).
+# How long after opening the dialog ignores keys. bench/confirm_grace.py measured, under Xvfb with real
+# X key events: the dialog is on screen 0.16-0.25 s after the step that needs it is announced, and a key
+# reaches Qt within 3 ms. A key aimed at the window in answer to that announcement (reaction about
+# 0.2-0.3 s, plus as much again to hold back a press already under way) lands up to ~0.45 s into the
+# dialog's life; 0.7 s covers it with room and is still shorter than the question takes to read.
+# Held keys are handled separately (auto-repeat never counts).
 GRACE_MS = 700
 
 STOP_KEYS = (Qt.Key.Key_Escape, Qt.Key.Key_F4)
