@@ -40,9 +40,9 @@ class LockedDevice:
         with self.lock:
             return self.inner.observe()
 
-    def act(self, action: Action) -> None:
+    def act(self, action: Action) -> Any:
         with self.lock:
-            self.inner.act(action)
+            return self.inner.act(action)  # a tool action's result (harness.tools.ToolResult) goes to the loop
 
     def installed_apps(self) -> dict[str, str]:
         with self.lock:

@@ -10,6 +10,7 @@ thread. `prompt_from_request` turns the loop's ConfirmationRequest into the dial
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
@@ -24,8 +25,13 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 NO_DEMO_MATCH = Text(
-    "In the scripted demonstration I can only do the simulated phone's own tasks, for example: {examples}.",
-    "在脚本演示中，我只能完成模拟手机自带的任务，例如：{examples}。",
+    "Without the model I can call, text, set alarms and timers, switch Wi-Fi, Bluetooth, airplane mode, "
+    "do not disturb, dark mode and location, open apps, and answer questions about the phone (the screen, "
+    "notifications, messages, battery, time, next alarm, Wi-Fi). Anything else needs the model; in the scripted "
+    "demonstration I can also do the simulated phone's own tasks, for example: {examples}.",
+    "没有模型时，我可以打电话、发短信、定闹钟和计时器、开关 WLAN、蓝牙、飞行模式、勿扰模式、深色模式和位置信息、打开应用，"
+    "并回答关于手机的问题（屏幕、通知、短信、电量、时间、下一个闹钟、Wi-Fi）。其他事情需要模型；在脚本演示中，"
+    "我还能完成模拟手机自带的任务，例如：{examples}。",
 )
 
 
@@ -68,14 +74,17 @@ def loop_config(request: EpisodeRequest):
 
 def start_episode(request: EpisodeRequest, *, policy: Any = None) -> Generator[Any, Any, Any]:
     """The loop's generator for one request (see the module docstring). Runs on the worker thread.
-    `policy` replaces the chosen agent's (a scripted policy for a replayed run)."""
-    from assistant_core.loop import RunInfo, run_episode
-
+    `policy` replaces the chosen agent's (a scripted policy for a replayed run). The fast path
+    (harness.fastpath) goes first for a model; in the demonstration it does what it understands when no
+    demonstration task matches, and says what it cannot do without the model."""
     phone, lang = request.connection, request.lang
     task_id = ""
     match = None
+    fast = _fast_path(request) if policy is None else None  # harness.fastpath: before any model
     if policy is None and request.agent.kind is AgentKind.DEMO:
         match = match_demo_task(request.goal, seed=phone.seed)
+        if match is None and fast is not None and fast.understands(request.goal):
+            return _episode(request, fast, "fastpath")  # no model and no demo task: the tools do it
         if match is None:
             raise AgentUnavailableError(NO_DEMO_MATCH.format(examples=demo_examples(lang)))
         task_id = match.task_id
@@ -84,18 +93,41 @@ def start_episode(request: EpisodeRequest, *, policy: Any = None) -> Generator[A
     if policy is None:
         policy = make_policy(request.agent, lang=lang, world=phone.world, task_id=task_id, seed=phone.seed,
                              on_progress=request.progress)
-    info = RunInfo(device=phone.label.en, policy=request.agent.kind.value + (f":{task_id}" if task_id else ""))
-    # After `finish`, the phone's own state says whether the request was really carried out.
-    from harness.verify import KindRegistry, OutcomeVerifier
-
-    episode = run_episode(request.goal, device=phone.device, policy=policy, confirmer=request.confirmer,
-                          user=request.user, context=gate_context(request), history=request.history,
-                          config=loop_config(request), stop=request.stop_event, info=info,
-                          outcome_check=OutcomeVerifier(KindRegistry.load()))
+        if fast is not None and not task_id:
+            fast.fallback = policy  # the model takes what the fast path does not do, with the same goal
+            policy = fast
+    episode = _episode(request, policy, request.agent.kind.value + (f":{task_id}" if task_id else ""))
     if not task_id:
         return episode
     instruction = match.instruction if match is not None else request.goal
     return _with_note(DEMO_RESET.format(instruction=instruction).get(lang), episode)
+
+
+def _episode(request: EpisodeRequest, policy: Any, label: str) -> Generator[Any, Any, Any]:
+    from assistant_core.loop import RunInfo, run_episode
+    from harness.verify import KindRegistry, OutcomeVerifier
+
+    phone = request.connection
+    # After `finish`, the phone's own state says whether the request was really carried out.
+    return run_episode(request.goal, device=phone.device, policy=policy, confirmer=request.confirmer,
+                       user=request.user, context=gate_context(request), history=request.history,
+                       config=loop_config(request), stop=request.stop_event,
+                       info=RunInfo(device=phone.label.en, policy=label),
+                       outcome_check=OutcomeVerifier(KindRegistry.load()))
+
+
+def _fast_path(request: EpisodeRequest) -> Any:
+    """The fast path's policy for this request (its fallback is set by the caller), or None when it cannot
+    be built (a phone whose contacts cannot be read still gets it; only a missing kinds folder stops it)."""
+    from harness.fastpath import FastPathPolicy, FastPlanner, WithoutModel
+
+    try:
+        planner = FastPlanner()
+    except (OSError, ValueError) as error:  # pragma: no cover - the kinds ship with the package
+        log.warning("fast path unavailable: %s", error)
+        return None
+    return FastPathPolicy(planner, fallback=WithoutModel(request.lang), device=request.connection.device,
+                          lang=request.lang)
 
 
 DEMO_RESET = Text(
@@ -109,7 +141,7 @@ def _with_note(text: str, episode: Generator[Any, Any, Any]) -> Generator[Any, A
     from app.conversation import EntryKind
     from app.events import Presented
 
-    yield Presented(EntryKind.NOTE, text, Cue.INFO, speak=False, refresh_mirror=True)
+    yield Presented(EntryKind.NOTE, text, Cue.INFO, refresh_mirror=True)  # said: the user must know it is a script
     return (yield from episode)
 
 
@@ -126,13 +158,76 @@ def prompt_from_request(request: Any, lang: str) -> ConfirmPrompt:
     return ConfirmPrompt(summary=str(request))
 
 
-def describe_failure(exc: object, lang: str) -> str:
-    """A sentence for the user about why a run stopped."""
+FAILURES = {
+    "offline": Text("PhoneBuddy could not reach the internet or the server. Check the connection, then try again.",
+                    "手机助手连不上网络或服务器。请检查网络连接，然后再试一次。"),
+    "missing": Text("A file PhoneBuddy needs is missing on this computer. Open the setup in the caregiver "
+                    "settings (F12) and download the models again.",
+                    "这台电脑上缺少手机助手需要的文件。请在照护者设置（F12）里打开设置向导，重新下载模型。"),
+    "denied": Text("PhoneBuddy is not allowed to read or write a file it needs. Ask the person who set up this "
+                   "computer to check its permissions.",
+                   "手机助手没有权限读写它需要的文件。请让设置这台电脑的人检查权限。"),
+    "disk_full": Text("The computer's disk is full. Free some space, then try again.",
+                      "电脑的磁盘已满。请腾出一些空间，然后再试一次。"),
+    "timeout": Text("That took too long to answer. Please try again.", "等待回应的时间太长了。请再试一次。"),
+    "memory": Text("This computer ran out of memory. Close other programs, then try again.",
+                   "这台电脑的内存不够了。请关闭其他程序，然后再试一次。"),
+    "internal": Text("Something went wrong inside PhoneBuddy. The details are in its log; please try again.",
+                     "手机助手内部出了问题，详细信息记录在日志里。请再试一次。"),
+}
+DOWNLOAD_ADVICE = Text("Press Download again: it continues where it stopped.", "请再按一次“下载”：会从中断的地方继续。")
+
+# Words that must never be spoken: exception class names, errno text, tracebacks, file paths.
+_UNSPEAKABLE = re.compile(r"\b[A-Z][A-Za-z]+(?:Error|Exception)\b|\[?Errno\s*-?\d+\]?|Traceback|/[\w./-]{6,}|[A-Za-z]:\\\S+")
+
+
+def _kind_of_failure(exc: BaseException) -> str:
+    import errno
+    import socket
+
+    names = " ".join(cls.__name__ for cls in type(exc).__mro__)
+    if isinstance(exc, MemoryError):
+        return "memory"
+    if isinstance(exc, TimeoutError) or "Timeout" in names:
+        return "timeout"
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return "disk_full"
+    if isinstance(exc, PermissionError):
+        return "denied"
+    if "EntryNotFound" in names or "RepositoryNotFound" in names or isinstance(exc, FileNotFoundError):
+        return "missing"
+    if isinstance(exc, ConnectionError | socket.gaierror) or any(
+            word in names for word in ("ConnectionError", "ConnectError", "OfflineMode", "HTTPError", "ProxyError")):
+        return "offline"
+    return "internal"
+
+
+def speakable(text: str) -> bool:
+    """False when `text` holds an exception class name, errno text, a traceback or a file path."""
+    return _UNSPEAKABLE.search(text) is None
+
+
+def describe_failure(exc: object, lang: str, *, download: bool = False) -> str:
+    """A sentence for the user about why something failed, in plain words with what to do: the error's
+    own bilingual message when it has one, else the kind of failure; never an exception class name or
+    errno text (those go to the log). `download`: add how to resume a download."""
+    said = ""
     if isinstance(exc, AgentUnavailableError):
-        return exc.text.get(lang)
-    if isinstance(exc, DeviceError):
-        return exc.message.get(lang)
-    text = getattr(exc, "text", None)
-    if isinstance(text, Text):
-        return text.get(lang)
-    return str(exc) or type(exc).__name__
+        said = exc.text.get(lang)
+    elif isinstance(exc, DeviceError):
+        said = exc.message.get(lang)
+    else:
+        for attr in ("text", "message"):
+            value = getattr(exc, attr, None)
+            if isinstance(value, Text):
+                said = value.get(lang)
+                break
+    if not said or not speakable(said):
+        if isinstance(exc, BaseException):
+            log.info("described to the user as plain words: %r", exc)
+            said = FAILURES[_kind_of_failure(exc)].get(lang)
+        else:
+            said = FAILURES["internal"].get(lang)
+    if download:
+        said = f"{said} {DOWNLOAD_ADVICE.get(lang)}" if lang != "zh" else f"{said}{DOWNLOAD_ADVICE.get(lang)}"
+    return said

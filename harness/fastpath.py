@@ -364,6 +364,27 @@ def split_goal(goal: str) -> tuple[str, list[str]]:
     return text, answers
 
 
+WITHOUT_MODEL = Text(
+    "I can't do that without the model. Without it I can call, text, set alarms and timers, switch settings, "
+    "open apps and answer questions about the phone.",
+    "没有模型我做不了这件事。没有模型时，我可以打电话、发短信、定闹钟和计时器、切换设置、打开应用，并回答关于手机的问题。",
+)
+
+
+@dataclass
+class WithoutModel:
+    """The fallback when no model is there: says plainly what it cannot do, then finishes."""
+
+    lang: str = "en"
+    said: bool = False
+
+    def propose(self, goal: str, observation: Observation, history: Sequence[Step]) -> Proposal:
+        if not self.said:
+            self.said = True
+            return Proposal(Action.output(WITHOUT_MODEL.get(self.lang)), thought="no model to hand over to")
+        return Proposal(Action.finish(""), thought="no model to hand over to")
+
+
 @dataclass
 class FastPathPolicy:
     """A Policy: the fast path's plan first; the fallback (the model, the oracle, or noop) for anything
@@ -388,6 +409,13 @@ class FastPathPolicy:
     @property
     def handed_over(self) -> bool:
         return self.handed_at is not None
+
+    def understands(self, goal: str) -> bool:
+        """Whether the fast path would act on or ask about this request (not hand it over), on this phone."""
+        if self.facts is None:
+            self.facts = read_facts(self.device) if self.device is not None else PhoneFacts()
+        request, answers = split_goal(goal)
+        return self.planner.plan(request, self.facts, answers=answers).status is not PlanStatus.HAND_OVER
 
     def _hand_over(self, reason: str, history: Sequence[Step]) -> None:
         log.info("fast path hands over to the model: %s", reason)
@@ -433,5 +461,5 @@ class FastPathPolicy:
         return Proposal(Action.finish(""), thought="fast path: done")
 
 
-__all__ = ["FastPlan", "FastPlanner", "FastPathPolicy", "PhoneFacts", "Contact", "PlanStatus", "find_contacts",
-           "read_facts", "split_goal", "ActionKind"]
+__all__ = ["FastPlan", "FastPlanner", "FastPathPolicy", "PhoneFacts", "Contact", "PlanStatus", "WithoutModel",
+           "find_contacts", "read_facts", "split_goal"]
