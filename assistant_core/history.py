@@ -206,6 +206,24 @@ def make_thumbnail(image: Any, *, max_side: int = 160, quality: int = 60) -> byt
     return buf.getvalue()
 
 
+
+def _lenient_text(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def _json_cell(text: Any) -> dict[str, Any]:
+    """A JSON object cell; a damaged one (not JSON, not an object) reads as {} and is logged."""
+    if not text:
+        return {}
+    try:
+        value = json.loads(text)
+    except (ValueError, TypeError, RecursionError):
+        value = None
+    if not isinstance(value, dict):
+        log.warning("a damaged JSON cell in the history reads as empty: %.60r", text)
+        return {}
+    return value
+
 class HistoryStore:
     """The per-user database. `HistoryStore(path)`; `HistoryStore.in_memory()` for tests."""
 
@@ -224,6 +242,9 @@ class HistoryStore:
 
     def _connect(self) -> sqlite_utils.Database:
         conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=10)
+        # A text cell with bytes that are not UTF-8 (a damaged or hand-edited file) reads with U+FFFD in
+        # their place instead of making every read of its row raise.
+        conn.text_factory = _lenient_text
         db = sqlite_utils.Database(conn)
         if str(self.path) != ":memory:":
             db.execute("PRAGMA journal_mode=WAL")
@@ -499,11 +520,11 @@ class HistoryStore:
     def steps(self, run_id: int) -> list[StepRecord]:
         with self._lock:
             rows = list(self.db["steps"].rows_where("run_id = ?", [run_id], order_by="idx, id"))
-        return [StepRecord(id=r["id"], run_id=r["run_id"], index=r["idx"], action=json.loads(r["action"]),
+        return [StepRecord(id=r["id"], run_id=r["run_id"], index=r["idx"], action=_json_cell(r["action"]),
                            thought=r["thought"] or "", raw_text=r["raw_text"] or "", verdict=r["verdict"] or "",
                            rule=r["rule"] or "", reason=Text(r["reason_en"] or "", r["reason_zh"] or ""),
                            confirmation=r["confirmation"], executed=bool(r["executed"]), error=r["error"] or "",
-                           foreground=r["foreground"] or "", timings=json.loads(r["timings"] or "{}"),
+                           foreground=r["foreground"] or "", timings=_json_cell(r["timings"]),
                            thumbnail=r["thumbnail"], width=r.get("width"), height=r.get("height")) for r in rows]
 
     def events(self, run_id: int) -> list[tuple[int, str, dict[str, Any]]]:
