@@ -134,6 +134,7 @@ class DeviceWatcher:
         self._thread: threading.Thread | None = None
         self.updates = 0  # device-list messages received (tests wait on it)
         self._ready_before: set[str] = set()  # serials that were usable at some point
+        self._lost = False  # the server went away and has not answered since
         self._synced = threading.Event()
 
     def start(self) -> DeviceWatcher:
@@ -167,7 +168,6 @@ class DeviceWatcher:
             log.exception("device event listener failed on %s", event.kind)
 
     def _run(self) -> None:
-        lost = False  # the server went away and has not been confirmed back yet
         failed_reason = ""
         first = True
         while not self._stop.is_set():
@@ -184,8 +184,7 @@ class DeviceWatcher:
                 continue
             failed_reason = ""
             try:
-                self._follow(back=lost)
-                lost = False
+                self._follow()
             except (OSError, ValueError) as exc:
                 if self._stop.is_set():
                     break
@@ -195,13 +194,13 @@ class DeviceWatcher:
             self._synced.clear()
             with self._lock:
                 self._devices.clear()  # the restarted server starts with none; its list re-announces them
-            if not lost:
-                lost = True
+            if not self._lost:
+                self._lost = True
                 self._emit(PhoneEvent(PhoneEventKind.SERVER_LOST, STATES["server_lost"]))
             self._stop.wait(0.2)
 
-    def _follow(self, *, back: bool) -> None:
-        """Read the server's device lists until it goes away; `back`: say SERVER_BACK on the first one."""
+    def _follow(self) -> None:
+        """Read the server's device lists until it goes away; after a loss, the first list is SERVER_BACK."""
         address = self.owner.address
         sock = socket.create_connection((address.host, address.port), timeout=5)
         self._sock = sock
@@ -214,7 +213,8 @@ class DeviceWatcher:
                 payload = _read_exactly(sock, length).decode("utf-8", "replace") if length else ""
                 if first:
                     first = False
-                    if back:
+                    if self._lost:
+                        self._lost = False
                         self._emit(PhoneEvent(PhoneEventKind.SERVER_BACK, STATES["server_back"]))
                 self._update(parse_devices_l(payload))
         finally:

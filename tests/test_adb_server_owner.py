@@ -234,6 +234,10 @@ def test_the_watcher_announces_every_phone_state_and_a_killed_server(user_env, s
         event, _ = events.wait_for(_state("device"), timeout=15)  # the remembered Wi-Fi phone, reconnected
         assert event.serial == phone.address
         assert len(server_pids(owner.address.port)) == 1 and len(announced) == 1  # said once, never a second
+        os.kill(server_pids(owner.address.port)[0], signal.SIGKILL)  # and killed again: said again
+        events.wait_for(lambda e: e.kind is PhoneEventKind.SERVER_LOST, timeout=5)
+        events.wait_for(lambda e: e.kind is PhoneEventKind.SERVER_BACK, timeout=30)
+        events.wait_for(_state("device"), timeout=15)
 
         phone.adbd.faults.auth = AuthMode.REFUSE  # the phone forgets this computer; its owner never allows
         phone.adbd.drop_connections()
