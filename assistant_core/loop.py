@@ -121,6 +121,8 @@ MSG = Catalog(
         "device_lost": ("The phone disconnected. I'll wait for it to come back.", "手机断开了连接，我会等它重新连上。"),
         "device_back": ("The phone is back.", "手机重新连上了。"),
         "device_gone": ("The phone did not come back, so I stopped.", "手机一直没有重新连上，所以我停下了。"),
+        "device_failed": ("The phone stopped responding ({detail}), so I stopped. Nothing more was done.",
+                          "手机没有响应（{detail}），所以我停下了，没有再做任何操作。"),
         "loop_guard": ("I've tried the same thing {n} times and it isn't working. What should I do? Say stop to end.",
                        "同样的操作我已经试了 {n} 次，没有效果。我该怎么做？说“停止”可以结束。"),
         "stuck": ("The same step kept failing, so I stopped.", "同一步一直没有成功，所以我停下了。"),
@@ -563,6 +565,8 @@ class _Episode:
                 return self.device.observe()
             except DeviceDisconnected as error:
                 yield from self.device_lost(step, error)
+            except (DeviceError, OSError) as error:  # a hung screencap, a broken adb socket
+                yield from self.device_failed(step, error)
 
     def record(self, step: int, action: Action, thought: str, raw: str, decision: Decision, obs: Observation,
                timings: dict[str, float]) -> int | None:
@@ -631,7 +635,11 @@ class _Episode:
         if isinstance(said, Text):
             yield self.emit(Said(step, said, SayPurpose.OUTPUT))
             executed = replace(executed, result=str(getattr(outcome, "result", "") or said.en))
-        left = yield from self.check_foreground(step)
+        try:
+            left = yield from self.check_foreground(step)
+        except _Ended:  # the phone failed right after the action: the step was still done (and recorded)
+            self.add_step(executed)
+            raise
         self.add_step(replace(executed, error=FEEDBACK_LEFT) if left else executed)
 
     def mark_executed(self, step_id: int | None, timings: dict[str, float]) -> None:
@@ -654,6 +662,8 @@ class _Episode:
                 self.device.act(Action.press(button))
             except DeviceDisconnected as error:
                 yield from self.device_lost(step, error)
+            except (DeviceError, OSError) as error:
+                yield from self.device_failed(step, error)
             package = yield from self.foreground(step)
             if foreground_allowed(package, self.context):
                 break
@@ -666,6 +676,8 @@ class _Episode:
                 return self.device.foreground()
             except DeviceDisconnected as error:
                 yield from self.device_lost(step, error)
+            except (DeviceError, OSError) as error:
+                yield from self.device_failed(step, error)
 
     def confirm(self, step: int, action: Action, decision: Decision, obs: Observation,
                 step_id: int | None) -> Generator[Event, None, tuple[ConfirmAnswer, ConfirmationRequest]]:
@@ -753,6 +765,18 @@ class _Episode:
                 return
         yield self.emit(ErrorEvent(step, ErrorKind.DEVICE, MSG["device_gone"], False, str(error)))
         raise _Ended(Outcome.DEVICE_LOST, MSG["device_gone"])
+
+    def device_failed(self, step: int, error: DeviceError | OSError) -> Generator[Event, None, None]:
+        """A device error that waiting will not fix (not a disconnect): a clear ending, the history closed."""
+        log.warning("device failed: %s", error)
+        if isinstance(error, DeviceError):
+            detail = error.message
+        else:
+            detail = Text(f"{type(error).__name__}: {error}"[:200], f"{type(error).__name__}: {error}"[:200])
+        message = Text(MSG["device_failed"].en.format(detail=detail.en.rstrip(".")),
+                       MSG["device_failed"].zh.format(detail=detail.zh.rstrip("。.")))
+        yield self.emit(ErrorEvent(step, ErrorKind.DEVICE, message, False, str(error)[:500]))
+        raise _Ended(Outcome.DEVICE_LOST, message)
 
     def _is_back(self, attempt: int) -> bool:
         if self.reconnect is not None:
