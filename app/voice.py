@@ -101,14 +101,13 @@ class MicrophoneVoice:
 
 
 def make_speaker(sink: Any = None):
-    """speech.Speaker with piper (espeak-ng fallback) on `sink`, or on the sound card when None.
+    """speech.Speaker with the product's voices (speech.tts.default_router: Kokoro for Chinese, piper for
+    English, espeak-ng as the last fallback) on `sink`, or on the sound card when None.
     Raises the speech package's errors when there is no voice or no output device."""
     from speech.audio import SoundDeviceSink
-    from speech.models import ModelLocator
-    from speech.tts import EspeakEngine, PiperEngine, Speaker, VoiceRouter
+    from speech.tts import Speaker, default_router
 
-    router = VoiceRouter(PiperEngine(locator=ModelLocator()), fallback=EspeakEngine())
-    return Speaker(router, sink if sink is not None else SoundDeviceSink(22_050))
+    return Speaker(default_router(), sink if sink is not None else SoundDeviceSink(22_050))
 
 
 class EarconPlayer:

