@@ -108,6 +108,17 @@ _RECIPIENT_ONLY = (
     re.compile(r"^(?:请|麻烦)?(?:帮我)?(?:给|发短信给|发信息给)\s*(?P<r>[^，,。！？\s]+?)\s*(?:发(?:个|一条)?(?:短信|消息|信息))?[。！]?$"),
 )
 _USER_SAID = re.compile(r"\n\(The user said: (.*)\)$")
+# An alarm's label, as people give it: "labelled 'Walk the dog'", "called pills", "标签是“遛狗”".
+_ALARM_LABEL = (
+    re.compile(r"\b(?:label(?:l)?ed|called|named|titled|with (?:the )?(?:label|name))\s+[\"'“‘]?(?P<l>[^\"'”’]+?)[\"'”’]?\s*[.!]?$",
+               re.IGNORECASE),
+    re.compile(r"(?:标签|名称|名字|备注)(?:是|为|叫|写)?\s*[“\"「『]?(?P<l>[^”\"」』。！]+)[”\"」』]?[。！]?$"),
+)
+_LABEL_WORDS = re.compile(r"\b(?:label\w*|called|named|titled)\b|标签|名称|备注", re.IGNORECASE)
+# A repeating alarm needs the Clock's own screens (the intent's EXTRA_DAYS is not honoured everywhere).
+_REPEAT_WORDS = re.compile(r"\b(?:every|each|daily|weekdays?|weekends?|repeat(?:ing)?|mondays?|tuesdays?|wednesdays?|"
+                           r"thursdays?|fridays?|saturdays?|sundays?)\b|每天|每日|每周|工作日|周末|重复|星期|礼拜",
+                           re.IGNORECASE)
 _DAY_WORDS = re.compile(r"\b(?:today|tonight|tomorrow)\b|今天|今晚|明天|明早", re.IGNORECASE)
 
 
@@ -283,14 +294,24 @@ class FastPlanner:
         return _act("send_message", Action.send_text(number, body, name))
 
     def _alarm(self, match: KindMatch, text: str, answers: Sequence[str], facts: PhoneFacts) -> FastPlan:
+        """An alarm at a time today or tomorrow, with its label if one is given; a repeating one, or one on
+        another day, goes to the model."""
         p = match.params
         if p.sender:
             return FastPlan(PlanStatus.HAND_OVER, reason="the time comes from a message", kind="set_alarm")
         if p.date and not _DAY_WORDS.search(p.date):
             return FastPlan(PlanStatus.HAND_OVER, reason="an alarm on another day needs the Clock's screens", kind="set_alarm")
+        if _REPEAT_WORDS.search(text):
+            return FastPlan(PlanStatus.HAND_OVER, reason="a repeating alarm needs the Clock's screens", kind="set_alarm")
+        label = ""
+        if _LABEL_WORDS.search(text):
+            found = next((m for m in (r.search(text) for r in _ALARM_LABEL) if m), None)
+            if found is None:
+                return FastPlan(PlanStatus.HAND_OVER, reason="an alarm label I could not read", kind="set_alarm")
+            label = found.group("l").strip()
         if not p.time:
             return self._ask("set_alarm", "time", answers, facts, match)
-        return _act("set_alarm", Action.set_alarm(p.time))
+        return _act("set_alarm", Action.set_alarm(p.time, label))
 
     def _open_app(self, match: KindMatch, facts: PhoneFacts, answers: Sequence[str]) -> FastPlan:
         from harness.appnames import resolve_app

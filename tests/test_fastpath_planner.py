@@ -1,0 +1,115 @@
+"""The fast path's planner (pure, no phone): it never guesses a recipient, a number or a time; it asks for
+the one missing piece and uses the answer; it hands over whatever its plan would leave out. And the same
+asking-back end to end with the loop, on a phone with two contacts of the same name."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant_core.confirm import FixedConfirmer
+from assistant_core.events import Outcome
+from assistant_core.loop import LoopConfig, ScriptedUser, run_episode
+from assistant_core.policies import NoopPolicy
+from assistant_core.safety import GateContext
+from assistant_core.types import ActionKind, ConfirmAnswer
+from harness.fastpath import Contact, FastPathPolicy, FastPlanner, PhoneFacts, PlanStatus, split_goal
+from harness.phoneworld import SimDevice, World
+from harness.phoneworld.apps.phone import Contact as SimContact
+from harness.verify import KindRegistry, OutcomeVerifier
+from assistant_core.i18n import Text
+
+PLANNER = FastPlanner()
+FACTS = PhoneFacts((Contact("Sophie Tang", ("138 0000 1111",)), Contact("Sophie Li", ("139 0000 2222",)),
+                    Contact("Mum", ("+86 135 0000 3333",)), Contact("王芳", ("136 0000 4444",)),
+                    Contact("王芳芳", ("137 0000 5555",)), Contact("No Number", ())),
+                   {"com.android.calendar": "Calendar"})
+
+
+def test_two_contacts_of_that_name_are_asked_about_by_name():
+    plan = PLANNER.plan("Call Sophie", FACTS)
+    assert plan.status is PlanStatus.ASK and plan.slot == "recipient"
+    assert plan.question.en == "Which Sophie: Sophie Tang or Sophie Li?"
+    assert "Sophie Tang" in plan.question.zh and "还是" in plan.question.zh
+    chosen = PLANNER.plan("Call Sophie", FACTS, answers=["Sophie Li"])
+    assert chosen.status is PlanStatus.ACT and chosen.actions[0].number == "139 0000 2222"
+    by_part = PLANNER.plan("Call Sophie", FACTS, answers=["Li"])  # what tells them apart is enough
+    assert by_part.actions[0].contact == "Sophie Li"
+    unclear = PLANNER.plan("Call Sophie", FACTS, answers=["the other one"])
+    assert unclear.status is PlanStatus.HAND_OVER  # never a guess
+
+
+@pytest.mark.parametrize("goal, number", [("Call Mum", "+86 135 0000 3333"), ("call mum.", "+86 135 0000 3333"),
+                                          ("给王芳打电话", "136 0000 4444"), ("Call 10086 0000", "10086 0000")])
+def test_an_exact_name_or_a_number_is_used(goal, number):
+    plan = PLANNER.plan(goal, FACTS)
+    assert plan.status is PlanStatus.ACT and plan.actions[0].number == number
+
+
+def test_a_contact_without_a_number_or_an_unknown_one_is_asked_about():
+    assert PLANNER.plan("Call No Number", FACTS).status is PlanStatus.ASK
+    assert PLANNER.plan("Call Dad", FACTS).question.en.startswith("I can't find “Dad”")
+
+
+@pytest.mark.parametrize("goal, slot, answer, check", [
+    ("Set an alarm", "time", "7:30 am", lambda a: a.clock == "07:30"),
+    ("设一个闹钟", "time", "早上6点半", lambda a: a.clock == "06:30"),
+    ("Set a timer", "minutes", "10 minutes", lambda a: a.duration_ms == 600_000),
+    ("Text Mum", "text", "On my way", lambda a: a.text == "On my way" and a.number == "+86 135 0000 3333"),
+])
+def test_the_missing_piece_is_asked_for_and_the_answer_used(goal, slot, answer, check):
+    asked = PLANNER.plan(goal, FACTS)
+    assert asked.status is PlanStatus.ASK and asked.slot == slot and not asked.actions
+    done = PLANNER.plan(goal, FACTS, answers=[answer])
+    assert done.status is PlanStatus.ACT and check(done.actions[0])
+
+
+def test_an_answer_that_does_not_give_the_time_is_not_guessed():
+    assert PLANNER.plan("Set an alarm", FACTS, answers=["whenever"]).status is PlanStatus.HAND_OVER
+
+
+@pytest.mark.parametrize("goal", [
+    "Set an alarm for 7 am every weekday", "每天早上7点的闹钟", "Set an alarm for 7 am with the label",
+    "Turn on Wi-Fi and buy a gift card", "Dial 15732886541 on the keypad and call it.",
+    "Send Sophie Tang the time Mum texted me", "Open Calculator", "Put the phone on silent",
+])
+def test_what_the_plan_would_leave_out_goes_to_the_model(goal):
+    assert PLANNER.plan(goal, FACTS).status is PlanStatus.HAND_OVER
+
+
+def test_an_alarm_label_is_kept():
+    plan = PLANNER.plan("Set an alarm for 4:10 pm labelled 'Walk the dog'.", FACTS)
+    assert plan.actions[0].clock == "16:10" and plan.actions[0].text == "Walk the dog"
+    assert PLANNER.plan("设一个下午4点10分的闹钟，标签是“遛狗”。", FACTS).actions[0].text == "遛狗"
+
+
+def test_and_inside_a_message_is_not_a_second_request():
+    plan = PLANNER.plan("Text Mum that I am late and sorry", FACTS)
+    assert [a.kind for a in plan.actions] == [ActionKind.SEND_TEXT] and plan.actions[0].text == "I am late and sorry"
+    two = PLANNER.plan("Turn on Bluetooth and turn off Wi-Fi", FACTS)
+    assert [a.setting.value for a in two.actions] == ["bluetooth", "wifi"]
+
+
+def test_split_goal_reads_the_loops_answers():
+    assert split_goal("Call Sophie\n(The user said: Sophie Li)\n(The user said: yes)") == ("Call Sophie", ["Sophie Li", "yes"])
+
+
+def test_which_one_asked_and_answered_through_the_loop():
+    world = World(seed=0)
+    dialer = world.apps["com.android.dialer"]
+    dialer.state.contacts.append(SimContact("c900", Text("Alice Wang", "王爱丽"), "188 0000 9999"))
+    device = SimDevice(world, screenshots=False)
+    user = ScriptedUser(["Alice Wang"])
+    policy = FastPathPolicy(FastPlanner(KindRegistry.load()), fallback=NoopPolicy(), device=device)
+    context = GateContext(allowed_apps=frozenset({"com.android.dialer"}), app_labels=device.installed_apps())
+    gen = run_episode("Call Alice", device=device, policy=policy, confirmer=FixedConfirmer(ConfirmAnswer.YES),
+                      context=context, user=user, config=LoopConfig(step_budget=6), sleep=lambda s: None,
+                      outcome_check=OutcomeVerifier(KindRegistry.load()))
+    while True:
+        try:
+            next(gen)
+        except StopIteration as done:
+            result = done.value
+            break
+    assert [q.en for q in user.questions] == ["Which Alice: Alice Chen or Alice Wang?"]
+    assert result.outcome is Outcome.FINISHED
+    assert [c.number for c in dialer.state.calls] == ["18800009999"]  # Alice Wang's, never Alice Chen's
