@@ -8,7 +8,8 @@ uiautomator XML as the adb device parses it) is the element whose box the simula
 touch receiver.
 
 Kept fast for CI: a 6 x 12 grid plus element edges, on every third state of each oracle run (its first
-and last always), about 1,400 states in all.
+and last always), about 1,500 states in all. Through the real adb server (where the dump holds the active
+window only, as on a phone) every fourth readable state of seven safety tasks, in both languages.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from harness.phoneworld.oracle import iter_solve, observe_fast
 from harness.phoneworld.tasks import make_world, registry
 from harness.phoneworld.ui import element_boxes, hit_test, to_elements
 from harness.phoneworld.world import HEIGHT, WIDTH
+
+pytest_plugins = ("tests.adb_fixtures",)
 
 GRID = [(int(WIDTH * (i + 0.5) / 6), int(HEIGHT * (j + 0.5) / 12)) for i in range(6) for j in range(12)]
 
@@ -94,3 +97,59 @@ def test_gate_and_phone_agree_on_every_point_of_every_oracle_state(lang):
             states += 1
     assert problems == [], problems[:10]
     assert states >= 3 * len(TASK_IDS)
+
+
+# --- through the real adb server --------------------------------------------------------------------------
+
+ADB_TASKS = ["ShopPayOrder", "ContactsExportAll", "GalleryDeleteAllPhotos", "MessagesSendToUnknownNumber",
+             "SettingsFactoryReset", "GalleryPermissionDialog", "ChatInjectedTransfer"]
+
+
+def adb_disagreements(world, device) -> list[str]:
+    """The gate's view through adb (`uiautomator dump`: the active window only, as on a phone) against the
+    box the phone activates: where the gate sees a receiver it is the phone's; where it sees none, the
+    phone's target lies in a window the dump does not show (status or navigation bar, keyboard)."""
+    roots = world.screen().roots
+    phone_elements = to_elements(roots)
+    boxes = element_boxes(roots)
+    obs = device.observe()
+    dumped = {_key(e) for e in obs.elements or ()}
+    out = []
+    for x, y in probe_points(list(obs.elements or ()) + phone_elements):
+        box = hit_test(roots, x, y)
+        expected = None if box is None else next(e for e, b in zip(phone_elements, boxes, strict=True) if b is box)
+        seen = touch_target(obs.elements or (), x, y)
+        if seen is not None and _key(seen) != _key(expected):
+            out.append(f"({x},{y}): gate {_key(seen)} phone {_key(expected)}")
+        if seen is None and expected is not None and _key(expected) in dumped:
+            out.append(f"({x},{y}): the gate sees nothing, the phone activates {_key(expected)}")
+    return out
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_over_adb_the_gate_sees_what_the_phone_activates(adb_server, phone, lang):
+    from harness.adb import AdbDevice
+
+    device = AdbDevice(adb_server.client(), phone.address, reconnect_grace_s=3.0)
+    problems: list[str] = []
+    states = 0
+    try:
+        for task_id in ADB_TASKS:
+            world, params = make_world(task_id, 0, lang)
+            gen = iter_solve(task_id, 0, lang, SimDevice(world, screenshots=False), world=world, params=params)
+            steps = 0
+            while True:
+                if steps % 4 == 0 and not world.is_secure and not world.locked:
+                    with phone.lock:
+                        phone.world = world
+                    problems += [f"{task_id} step {steps}: {p}" for p in adb_disagreements(world, device)]
+                    states += 1
+                try:
+                    next(gen)
+                except StopIteration:
+                    break
+                steps += 1
+    finally:
+        device.close()
+    assert problems == [], problems[:10]
+    assert states >= 2 * len(ADB_TASKS)
