@@ -41,7 +41,8 @@ def model_server(tiny_qwen3_5):
 def test_remote_propose_through_a_real_server(model_server, stream, split_reasoning):
     chunks: list[str] = []
     policy = RemotePolicy(model_server[split_reasoning].url, profile="phonebuddy-4b", stream=stream,
-                          max_pixels=TEST_MAX_PIXELS, on_thought=chunks.append)
+                          max_pixels=TEST_MAX_PIXELS, on_thought=chunks.append,
+                          api_key=model_server[split_reasoning].token)
     assert policy.model == "PhoneBuddyAI/PhoneBuddy-4B"  # discovered from /v1/models
     history = [Step(index=0, action=Action.open_app("com.android.settings"), thought="打开设置")]
     proposal = policy.propose("Turn on Wi-Fi", phone_observation(), history)
@@ -61,7 +62,8 @@ def test_the_server_rejects_images_it_cannot_fetch(model_server):
 
     body = {"model": "x", "messages": [{"role": "user", "content": [
         {"type": "image_url", "image_url": {"url": "http://example.com/a.png"}}]}]}
-    response = requests.post(chat_completions_url(model_server[False].url), json=body, timeout=30)
+    response = requests.post(chat_completions_url(model_server[False].url), json=body, timeout=30,
+                             headers={"Authorization": f"Bearer {model_server[False].token}"})
     assert response.status_code == 400 and "data URLs" in response.json()["error"]["message"]
 
 
@@ -217,7 +219,9 @@ def test_policy_serve_command_serves_a_model_folder(tiny_qwen3_5):
                 url = line.strip().rsplit(" at ", 1)[1]
                 break
         assert url and url.startswith("http://127.0.0.1:")
-        models = requests.get(url + "/models", timeout=30).json()
+        token = proc.stderr.readline().strip().rsplit(" ", 1)[1]  # printed once per launch
+        assert requests.get(url + "/models", timeout=30).status_code == 401
+        models = requests.get(url + "/models", headers={"Authorization": f"Bearer {token}"}, timeout=30).json()
         assert models["data"][0]["id"] == "PhoneBuddyAI/PhoneBuddy-4B"
     finally:
         proc.terminate()

@@ -45,6 +45,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--quantization", default=None, choices=["nf4", "int8", "bf16", "fp16", "fp32"])
     serve.add_argument("--split-reasoning", action="store_true", help="return the thought in reasoning_content")
     serve.add_argument("--lang", default="en")
+    serve.add_argument("--token-file", default=None,
+                       help="write this launch's access token to this file (readable only by you)")
     return parser
 
 
@@ -138,6 +140,19 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"error: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
         return 1
     print(f"serving {server.model_name} at {server.url}", file=sys.stderr)
+    if args.token_file:
+        import os
+
+        try:
+            fd = os.open(args.token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(server.token + "\n")
+        except OSError as error:
+            print(f"error: cannot write the token to {args.token_file}: {error}", file=sys.stderr)
+            return 1
+        print(f"access token written to {args.token_file}", file=sys.stderr)
+    else:
+        print(f"access token (give it as the API key): {server.token}", file=sys.stderr)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -12,14 +12,23 @@ usage when `stream_options.include_usage` is set). Images must be data URLs (the
 else). Decoding is always greedy: temperature and top_p are accepted and ignored. One generation runs at
 a time. With `split_reasoning`, text before ``</think>`` is returned in `reasoning_content`, the rest in
 `content`, as vLLM's reasoning parsers do (and everything goes to reasoning if ``</think>`` never comes).
+
+Who may call it: every request needs ``Authorization: Bearer TOKEN`` with the per-launch `server.token`
+(random unless given; `phonebuddy policy serve` prints it and can write it to a file), so a web page the
+user opens cannot run the model with a cross-site ``text/plain`` POST. The Host header must name this
+server (loopback names on a loopback bind: no DNS rebinding), a browser's Origin header must be this
+server's own, and a POST must be ``application/json`` (which a page cannot send cross-site without a
+CORS preflight this server never grants). Bodies over `MAX_BODY_BYTES` are refused (413).
 """
 
 from __future__ import annotations
 
 import base64
+import hmac
 import io
 import json
 import logging
+import secrets
 import threading
 import time
 import uuid
@@ -29,6 +38,10 @@ from typing import Any
 from assistant_core.errors import PolicyUnavailableError
 
 log = logging.getLogger(__name__)
+
+
+MAX_BODY_BYTES = 32 * 1024 * 1024
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 
 
 class RequestError(ValueError):
@@ -114,8 +127,9 @@ class ChatServer:
     """See the module docstring. `policy` is a LocalPolicy (anything with `.generate()` and `.profile`)."""
 
     def __init__(self, policy: Any, *, host: str = "127.0.0.1", port: int = 0, model_name: str | None = None,
-                 split_reasoning: bool = False, max_tokens_cap: int | None = None):
+                 split_reasoning: bool = False, max_tokens_cap: int | None = None, token: str | None = None):
         self.policy = policy
+        self.token = token or secrets.token_urlsafe(32)
         self.model_name = model_name or policy.profile.repo_id
         self.split_reasoning = split_reasoning
         self.max_tokens_cap = max_tokens_cap or policy.profile.max_new_tokens
@@ -150,6 +164,43 @@ class ChatServer:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
+    def _host_ok(self, host_header: str) -> bool:
+        """The Host header names this server: on a loopback bind only loopback names (DNS rebinding)."""
+        bound, port = self._httpd.server_address[:2]
+        host, _, given_port = host_header.strip().rpartition(":")
+        if not host or given_port != str(port):
+            return False
+        if bound in ("127.0.0.1", "::1", "localhost"):
+            return host.lower() in LOOPBACK_NAMES
+        return True
+
+    def _origin_ok(self, origin: str | None) -> bool:
+        if origin is None:
+            return True  # not a browser
+        _, port = self._httpd.server_address[:2]
+        return origin.rstrip("/").lower() in {f"http://{name}:{port}" for name in LOOPBACK_NAMES} | {
+            f"http://{self._httpd.server_address[0]}:{port}"}
+
+    def refusal(self, method: str, headers: Any) -> tuple[int, str] | None:
+        """(status, why) when a request must be refused before it is read, else None."""
+        if not self._host_ok(headers.get("Host", "")):
+            return 421, "the Host header does not name this server"
+        if not self._origin_ok(headers.get("Origin")):
+            return 403, "requests from web pages are not accepted"
+        given = headers.get("Authorization", "")
+        if not hmac.compare_digest(given.encode(), f"Bearer {self.token}".encode()):
+            return 401, "a valid token is required (Authorization: Bearer TOKEN; printed when the server started)"
+        if method == "POST":
+            if headers.get("Content-Type", "").split(";")[0].strip().lower() != "application/json":
+                return 415, "the body must be application/json"
+            try:
+                length = int(headers.get("Content-Length", "0"))
+            except ValueError:
+                return 400, "bad Content-Length"
+            if not 0 <= length <= MAX_BODY_BYTES:
+                return 413, f"the body must be at most {MAX_BODY_BYTES // 1024 // 1024} MB"
+        return None
+
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
@@ -170,7 +221,21 @@ class ChatServer:
             def _error(self, status: int, message: str, kind: str) -> None:
                 self._json(status, {"error": {"message": message, "type": kind, "code": status}})
 
+            def _refused(self, method: str) -> bool:
+                why = server.refusal(method, self.headers)
+                if why is None:
+                    return False
+                log.warning("serve: refused a %s %s: %s", method, self.path[:100], why[1])
+                self.close_connection = True
+                self._error(why[0], why[1], "forbidden" if why[0] != 401 else "unauthorized")
+                return True
+
             def do_GET(self) -> None:
+                if self.path.rstrip("/") in ("/health", "/v1/health") and server._host_ok(self.headers.get("Host", "")):
+                    self._json(200, {"status": "ok"})
+                    return
+                if self._refused("GET"):
+                    return
                 if self.path.rstrip("/") in ("/v1/models", "/models"):
                     self._json(200, {"object": "list", "data": [
                         {"id": server.model_name, "object": "model", "owned_by": "phonebuddy"}]})
@@ -180,6 +245,8 @@ class ChatServer:
                     self._error(404, f"no route {self.path}", "not_found")
 
             def do_POST(self) -> None:
+                if self._refused("POST"):
+                    return
                 if self.path.rstrip("/") not in ("/v1/chat/completions", "/chat/completions"):
                     self._error(404, f"no route {self.path}", "not_found")
                     return
