@@ -41,6 +41,7 @@ from app.events import Presented, present, present_result
 from app.keys import KeyForwarder
 from app.mirror_view import MirrorView, pil_to_qimage, scaled_frame
 from app.phone import PhoneConnection
+from app.runner import describe_failure
 from app.shortcuts import SHORTCUTS, Command, help_lines
 from app.strings import tr
 from app.theme import HIGH_CONTRAST, STANDARD, Theme, ThemeName, apply_theme
@@ -129,7 +130,13 @@ class _KeyFilter(QObject):
         if (dialog is not None and isinstance(obj, QWidget) and obj.window() is dialog
                 and event.key() not in STOP_KEYS and dialog.in_grace()):
             return False  # too early for the dialog: it drops the key, and the question keeps being read
-        if event.key() != Qt.Key.Key_F3 and not event.isAutoRepeat():
+        # Only where the key first arrives (the window, then the focused widget): a key the focused widget
+        # used and let go on to its parents (Enter in the request box) must not silence what it just
+        # started saying ("Working on ...").
+        focused = QApplication.focusWidget()
+        first_arrival = not (isinstance(obj, QWidget) and focused is not None and obj is not focused
+                             and obj.isAncestorOf(focused))
+        if first_arrival and event.key() != Qt.Key.Key_F3 and not event.isAutoRepeat():
             w.announcer.stop()
         if forwarding:
             w.forward_key(event)
@@ -190,7 +197,8 @@ class MainWindow(QMainWindow):
         self._key_filter = _KeyFilter(self)
         QApplication.instance().installEventFilter(self._key_filter)
         self.retranslate(lang)
-        self.set_phone(phone)
+        self._started_up = False  # the start-up state is said once, when the window is first shown
+        self.set_phone(phone, announce=False)
         self.talk_button.setFocus(Qt.FocusReason.OtherFocusReason)
 
     # -- construction ----------------------------------------------------------------------------
@@ -307,6 +315,7 @@ class MainWindow(QMainWindow):
             Command.REPEAT: self.repeat_last,
             Command.STOP: self.stop_run,
             Command.STOP_ALT: self.stop_run,
+            Command.SIM_PHONE: self.use_simulated_phone,
             Command.REQUEST_BOX: self.request_box.setFocus,
             Command.NEXT_AREA: self.next_area,
             Command.CONTRAST: self.toggle_contrast,
@@ -411,7 +420,23 @@ class MainWindow(QMainWindow):
 
     # -- the phone ---------------------------------------------------------------------------------
 
-    def set_phone(self, phone: PhoneConnection | None) -> None:
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        if not self._started_up:
+            self._started_up = True
+            QTimer.singleShot(0, self.announce_startup)
+
+    def announce_startup(self) -> None:
+        """Say what the window opened on: the phone (or how to try the simulated one, with its key), and
+        that the assistant is a scripted demonstration when it is one."""
+        if self.phone is None:
+            self.announcer.announce(tr("startup_no_phone", self.lang))
+            return
+        self.announcer.announce(tr("startup_phone", self.lang, phone=self.phone.label.get(self.lang).rstrip("。.")))
+        if self.phone.is_simulated and self.agent.kind is AgentKind.DEMO:
+            self.announcer.announce(tr("demo_note", self.lang))
+
+    def set_phone(self, phone: PhoneConnection | None, *, announce: bool = True) -> None:
         if self.phone is not None and self.phone is not phone:
             self.phone.close()
         self.phone = phone
@@ -431,15 +456,25 @@ class MainWindow(QMainWindow):
             self.refresh_mirror()
             if phone.is_simulated and self.agent.kind is AgentKind.DEMO:
                 self._entry(EntryKind.NOTE, tr("demo_note", self.lang))
+                if announce:
+                    self.announcer.announce(tr("demo_note", self.lang))
 
     def use_simulated_phone(self) -> None:
+        if self.is_running():
+            self.announcer.announce(tr("busy", self.lang))
+            return
+        if self.phone is not None and self.phone.is_simulated:
+            self.announcer.announce(self.phone.label.get(self.lang))
+            return
         opener = self.services.simulated_phone
         if opener is None:
             from app.phone import open_simulated
 
             opener = open_simulated
-        self.set_phone(opener(self.lang))
+        self.set_phone(opener(self.lang), announce=False)
         self.announcer.announce(self.phone.label.get(self.lang) if self.phone else tr("no_phone", self.lang))
+        if self.phone is not None and self.agent.kind is AgentKind.DEMO:
+            self.announcer.announce(tr("demo_note", self.lang))
 
     def refresh_mirror(self) -> None:
         """Fetch and scale the phone's latest frame off the GUI thread (coalesced)."""
@@ -492,7 +527,7 @@ class MainWindow(QMainWindow):
             return
         device = self.phone.device
         BackgroundOp(lambda: device.act(action), on_done=lambda _r: self.refresh_mirror(),
-                     on_failed=lambda e: self.announcer.announce(tr("error", self.lang, text=e), Cue.ERROR),
+                     on_failed=lambda e: self.announcer.announce(tr("error", self.lang, text=describe_failure(e, self.lang)), Cue.ERROR),
                      parent=self).start()
         self.announcer.announce(spoken, speak=False)
 
@@ -514,7 +549,7 @@ class MainWindow(QMainWindow):
         try:
             self._forwarder.forward(event)
         except Exception as exc:  # the phone refusing a key is reported, not fatal
-            self.announcer.announce(tr("error", self.lang, text=exc), Cue.ERROR)
+            self.announcer.announce(tr("error", self.lang, text=describe_failure(exc, self.lang)), Cue.ERROR)
         self.refresh_mirror()
 
     # -- voice -------------------------------------------------------------------------------------
@@ -614,7 +649,7 @@ class MainWindow(QMainWindow):
     def _on_transcribe_failed(self, exc: BaseException) -> None:
         self._voice_handler = self._voice_lang = None
         self._set_state(State.IDLE if not self.is_running() else State.WORKING)
-        self.announcer.announce(tr("error", self.lang, text=exc), Cue.ERROR)
+        self.announcer.announce(tr("error", self.lang, text=describe_failure(exc, self.lang)), Cue.ERROR)
 
     def answer_dialog_by_voice(self, text: str) -> None:
         """A spoken answer to the open confirmation dialog (yes / no / repeat); anything else re-asks."""
@@ -747,8 +782,6 @@ class MainWindow(QMainWindow):
         self._end_run(result)
 
     def _on_agent_failed(self, exc: object) -> None:
-        from app.runner import describe_failure
-
         self._show(Presented(EntryKind.ERROR, tr("error", self.lang, text=describe_failure(exc, self.lang)), Cue.ERROR))
         self.refresh_mirror()
         self._end_run(exc)

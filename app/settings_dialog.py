@@ -342,8 +342,15 @@ class PinDialog(QDialog):
         return self.field.text()
 
     def show_message(self, text: str) -> None:
+        """Show AND say it (a wrong PIN, a lockout, a mismatch): a label change alone reaches no one who
+        cannot see it. Said through the window's announcer (speech and screen reader)."""
         self.message.setText(text)
         self.message.setAccessibleName(text)
+        announcer = getattr(self.parent(), "announcer", None)
+        if announcer is not None:
+            from app.announce import Cue
+
+            announcer.announce(text, Cue.ERROR)
 
     def _on_ok(self) -> None:
         if self.new and self.field.text() != self.repeat.text():

@@ -386,8 +386,10 @@ class StepPage(QWizardPage):
                 wizard.use_server(address)
         except Exception as exc:  # the store refusing must be said, not crash the wizard
             log.exception("could not save the server address")
-            detail = str(exc)
-            self.tell(lambda L: tr("wiz_failed", L, detail=detail))
+            from app.runner import describe_failure
+
+            failure = exc  # `exc` is unbound after the except block; the lambda may run later (F8)
+            self.tell(lambda L: tr("wiz_failed", L, detail=describe_failure(failure, L)))
             return False
         self.applied_server = address
         self.tell(lambda L: tr("wiz_server_saved", L, address=address))
@@ -427,8 +429,12 @@ class StepPage(QWizardPage):
             self._show(lambda L: tr(key, L, detail=exc.text.get(L)))
         elif isinstance(exc, NotAvailableError):
             self._show(lambda L: tr("wiz_not_available", L, what=str(exc)))
-        else:
-            self._show(lambda L: tr("wiz_not_found" if connect else "wiz_failed", L, detail=str(exc)))
+        else:  # plain words with what to do, never the exception's own text (class names, errno)
+            from app.runner import describe_failure
+
+            download = self.action_key == "wiz_download"
+            self._show(lambda L: tr("wiz_not_found" if connect else "wiz_failed", L,
+                                    detail=describe_failure(exc, L, download=download)))
 
 
 class ConnectPage(StepPage):
@@ -594,6 +600,12 @@ class SetupWizard(QWizard):
             button = self.button(which)
             button.setAccessibleName(tr(key, lang))
             button.setAccessibleDescription(tr(f"{key}_desc" if key in ("wiz_voice", "cancel") else key, lang))
+
+    def done(self, result: int) -> None:
+        """Finished or cancelled: say which, and what comes next (the window keeps the focus after)."""
+        finished = result == int(QWizard.DialogCode.Accepted)
+        self._say(tr("wiz_finished_said" if finished else "wiz_cancelled_said", self.lang))
+        super().done(result)
 
     # -- pages -------------------------------------------------------------------------------------
 

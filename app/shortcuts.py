@@ -18,6 +18,7 @@ class Command(StrEnum):
     REPEAT = "repeat"
     STOP = "stop"
     STOP_ALT = "stop_alt"
+    SIM_PHONE = "sim_phone"
     REQUEST_BOX = "request_box"
     NEXT_AREA = "next_area"
     CONTRAST = "contrast"
@@ -42,6 +43,7 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut(Command.REPEAT, "F3", "sc_repeat"),
     Shortcut(Command.STOP, "Esc", "sc_stop"),
     Shortcut(Command.STOP_ALT, "F4", ""),
+    Shortcut(Command.SIM_PHONE, "F5", "sc_sim"),
     Shortcut(Command.REQUEST_BOX, "Ctrl+L", "sc_request"),
     Shortcut(Command.NEXT_AREA, "F6", "sc_areas"),
     Shortcut(Command.CONTRAST, "F7", "sc_contrast"),

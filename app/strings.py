@@ -98,6 +98,13 @@ APP = Catalog(
         "error": ("Problem: {text}", "出现问题：{text}"),
         "started": ("Working on: {text}", "正在处理：{text}"),
         "stopped_by_user": ("Stopped. I did nothing more.", "已停止，我没有再做任何操作。"),
+        "startup_no_phone": (
+            "PhoneBuddy is ready, but no phone is attached. Press F5 to try the simulated phone, or connect a phone "
+            "by USB with USB debugging on.",
+            "手机助手已就绪，但没有连接手机。按 F5 可以先用模拟手机试用，或者用 USB 连接一部打开了 USB 调试的手机。",
+        ),
+        "startup_phone": ("PhoneBuddy is ready. Phone: {phone}.", "手机助手已就绪。手机：{phone}。"),
+        "sc_sim": ("F5: use the simulated phone", "F5：使用模拟手机"),
         "busy": ("I am still working. Press Escape to stop first.", "我还在执行。请先按 Esc 停止。"),
         "empty_request": ("Please say or type a request first.", "请先说出或输入一个请求。"),
         "heard_nothing": ("I did not hear anything. Please try again.", "没有听到声音，请再说一次。"),
@@ -279,6 +286,10 @@ APP = Catalog(
         "wiz_result": ("Result", "结果"),
         "wiz_not_available": ("Not available yet in this build: {what}", "此版本暂不支持：{what}"),
         "wiz_done": ("Done.", "完成。"),
+        "wiz_finished_said": ("Setup is finished. Hold Space or press F2 and say what you need; F1 lists the keys.",
+                              "设置完成了。按住空格键或按 F2，说出您需要做什么；按 F1 可以听到所有快捷键。"),
+        "wiz_cancelled_said": ("Setup closed before the end. You can open it again from the caregiver settings, F12.",
+                               "设置没有完成就关闭了。可以在照护者设置（F12）里再次打开。"),
         "wiz_failed": ("Failed: {detail}", "失败：{detail}"),
         "wiz_server": ("Server address", "服务器地址"),
         "wiz_server_desc": (

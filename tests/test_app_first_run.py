@@ -344,7 +344,7 @@ def test_no_phone_attached_offers_the_simulated_phone(qtbot, monkeypatch, lang):
     assert window.phone is not None and window.phone.is_simulated
     assert window.phone_label.text() == label and label in window.status_line.text()
     assert not window.offer_bar.isVisible()
-    assert window.announcer.log[-1].text == label
+    assert [a.text for a in list(window.announcer.log)[-2:]] == [label, tr("demo_note", lang)]  # and that it is a script
     qtbot.waitUntil(lambda: window.mirror.frames_shown > 0, timeout=20_000)  # its screen is on show
     process(50)
     window.shutdown()
