@@ -7,7 +7,8 @@ query). SafetyGate.check sends every tool action here; the rules are the GUI rul
 - the allow-list is judged by the app that will handle the intent: the handler package is the first of
   the well-known handlers of that tool (HANDLERS) installed on this phone, and it must be allowed; a
   phone where none is installed gets DENY (the model then works on the screen, where the same rules
-  hold). After the action the loop's foreground check runs as for a tap;
+  hold). harness.tools refuses to start an intent whose resolved default app is not that handler, and
+  after the action the loop's foreground check runs as for a tap;
 - settings: only the quick-settings switches exist as tools (types.Setting), all reachable from the
   notification shade (a shell package), so no tool reaches a security setting; a caregiver who asked for
   settings changes to be confirmed gets that here too;

@@ -47,9 +47,6 @@ ASK = Catalog(
         "percent": ("How bright, in percent?", "亮度调到百分之多少？"),
         "app": ("Which app?", "打开哪个应用？"),
         "or": (" or ", "还是"),
-        "done_call": ("I called {who}.", "已经给{who}打了电话。"),
-        "done": ("{what}", "{what}"),
-        "handed": ("I'll do this on the screen.", "我会在屏幕上完成这件事。"),
     },
 )
 
@@ -425,7 +422,6 @@ class FastPathPolicy:
     handover_reason: str = ""
     next_action: int = 0
     answered: int = 0
-    done: list[Text] = field(default_factory=list)
 
     @property
     def handed_over(self) -> bool:
@@ -458,8 +454,6 @@ class FastPathPolicy:
             if not last.executed:
                 self._hand_over(f"the phone refused {last.action.kind}: {last.error}", history)
                 return None
-            if last.result:
-                self.done.append(Text(last.result, last.result))
         if self.plan_ is None or len(answers) > self.answered:
             if self.facts is None:
                 self.facts = read_facts(self.device) if self.device is not None else PhoneFacts()

@@ -100,7 +100,7 @@ SETTING_NAMES: dict[Setting, Text] = {
 # What a query may run: reading commands only (the gate's read-only rule checks the action; this list
 # keeps the tool itself honest).
 READ_ONLY_PREFIXES = ("dumpsys ", "date ", "content query ", "uiautomator dump ", "cat ", "getprop ", "settings get ",
-                      "rm -f /sdcard/window_dump.xml")
+                      "rm -f /sdcard/window_dump.xml", "pm list packages", "cmd package resolve-activity ")
 UI_DUMP = "/sdcard/window_dump.xml"
 SEND_LABELS = re.compile(r"^(?:send|send sms|send message|send text|发送|发送短信|发送信息)$", re.IGNORECASE)
 _REFUSAL = re.compile(r"unable to resolve|does not exist|Security exception|Permission Denial|SecurityException|"
@@ -220,10 +220,21 @@ def _tel(number: str) -> str:
 
 
 def _start(runner: Runner, action: Action, intent: str, done: list[str]) -> str:
-    """Resolve the handler (for the allow-list), then `am start`; ToolRefused when the phone says no."""
+    """Resolve the handler, check it is the app the gate judged (assistant_core.toolgate.handler_for: the
+    first known handler installed), then `am start`; ToolRefused when they differ or the phone says no."""
+    from assistant_core.toolgate import HANDLERS
+
     resolve = _run(runner, f"cmd package resolve-activity --brief {intent}", done)
     lines = [ln.strip() for ln in resolve.out.splitlines() if ln.strip()]
     handler = lines[-1].split("/", 1)[0] if lines and "/" in lines[-1] else ""
+    candidates = HANDLERS.get(action.kind, ())
+    if handler and candidates:
+        installed = {ln.removeprefix("package:").strip() for ln in _run(runner, "pm list packages", done).out.splitlines()
+                     if ln.startswith("package:")}
+        judged = next((p for p in candidates if p in installed), None)
+        if handler != judged:  # another app would answer: the allow-list was judged for a different one
+            raise ToolRefused(action, f"Error: the phone's app for this is {handler}, not {judged}",
+                              commands=tuple(done))
     ran = _run(runner, f"am start -W {intent}", done)
     if ran.refused:
         raise _refuse(action, ran, done)
@@ -242,7 +253,12 @@ def _send_text(runner: Runner, action: Action) -> ToolResult:
     intent = (f"-a android.intent.action.SENDTO -d smsto:{_tel(action.number or '')} "
               f"--es sms_body {shlex.quote(action.text or '')}")
     handler = _start(runner, action, intent, done)
-    send = _find(runner, done, SEND_LABELS)
+    send = None
+    for attempt in range(3):  # a real phone may still be drawing the composer when am start returns
+        send = _find(runner, done, SEND_LABELS)
+        if send is not None:
+            break
+        _run(runner, "sleep 0.7", done)
     if send is None:
         raise ToolRefused(action, "the message is written but I could not find the Send button", commands=tuple(done))
     x, y = send.center

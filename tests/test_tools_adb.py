@@ -202,3 +202,21 @@ def yield_all(gen):
             next(gen)
         except StopIteration as done:
             return done.value
+
+
+def test_a_default_app_other_than_the_one_the_gate_judged_is_refused(served, phone, monkeypatch):
+    """The allow-list is judged for the first known handler installed (com.android.browser here); a phone
+    whose default for the link is another app (a second browser, installed too) is not started."""
+    import harness.phoneworld.amstart as amstart
+
+    world, device = served()
+    world.apps["com.android.chrome"] = world.apps["com.android.browser"]  # a second browser is installed
+    row = next(f for f in amstart.INTENT_FILTERS if f.package == "com.android.browser")
+    chrome = amstart.IntentFilter(row.actions, "com.android.chrome", "com.google.android.apps.chrome.Main", row.open,
+                                  schemes=row.schemes, categories=row.categories)
+    monkeypatch.setattr(amstart, "INTENT_FILTERS", [chrome, *amstart.INTENT_FILTERS])  # ... and is the default
+    with pytest.raises(ToolRefused) as refused:
+        device.act(Action.open_link("https://example.com/"))
+    assert "com.android.chrome" in refused.value.reason and "com.android.browser" in refused.value.reason
+    assert not any(c.startswith("am start") for c in refused.value.commands)
+    assert world.foreground[0] != "com.android.browser"
