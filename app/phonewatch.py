@@ -17,7 +17,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QApplication, QLineEdit, QPlainTextEdit, QTextEdit
 
 from assistant_core.i18n import Text
 from harness.devicewatch import DeviceWatcher, PhoneEvent, PhoneEventKind
@@ -54,6 +56,10 @@ class PhoneWatch(QObject):
         self._watcher = DeviceWatcher(self.owner, self._incoming.emit).start()
         return self
 
+    def devices(self) -> list:
+        """The phones the server lists now (harness.adb.DeviceInfo)."""
+        return self._watcher.devices() if self._watcher is not None else []
+
     def stop(self) -> None:
         if self._watcher is not None:
             self._watcher.stop()
@@ -77,6 +83,8 @@ class PhoneWatch(QObject):
                 log.info("no adb server and starting one is off: waiting for one")  # the window shows no phone
             else:
                 self.announcement.emit(event.message)
+        for event in pending:  # after every sentence: what follows (opening, a choice) is said last
+            assert isinstance(event, PhoneEvent)
             state = event.device.state if event.device is not None else ""
             if state == "device":
                 self.phone_ready.emit(event.serial)
@@ -84,14 +92,39 @@ class PhoneWatch(QObject):
                 self.phone_lost.emit(event.serial)
 
 
-def attach_phone_watch(window: Any, owner: Any, *, settle_ms: int = 300) -> PhoneWatch:
-    """Start a PhoneWatch for `window` (an app.main_window.MainWindow); see the module docstring."""
-    from app.announce import Cue
-    from app.phone import find_real_phone
-    from app.workers import BackgroundOp
+class _NumberKeys(QObject):
+    """While several phones wait for a choice: a digit key (outside text fields) picks one."""
 
+    def __init__(self, pick, parent: QObject):
+        super().__init__(parent)
+        self.pick = pick
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # Qt names it
+        if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
+            return False
+        if isinstance(QApplication.focusWidget(), QLineEdit | QTextEdit | QPlainTextEdit):
+            return False
+        key = event.key()
+        if Qt.Key.Key_1 <= key <= Qt.Key.Key_9:
+            return bool(self.pick(key - Qt.Key.Key_0))
+        return False
+
+
+def attach_phone_watch(window: Any, owner: Any, *, settle_ms: int = 300, remembered: Any = None) -> PhoneWatch:
+    """Start a PhoneWatch for `window` (an app.main_window.MainWindow); see the module docstring.
+
+    With several phones ready and none chosen before, the phones are read out by number (model and the
+    last digits of the serial) and a number key picks one; the choice is remembered (`remembered`, an
+    app.phone.RememberedPhones) and picked by itself next time."""
+    from app.announce import Cue
+    from app.phone import RememberedPhones, find_real_phone
+    from app.workers import BackgroundOp
+    from harness.phonestates import several_phones
+
+    remembered = remembered if remembered is not None else RememberedPhones()
     watch = PhoneWatch(owner, settle_ms=settle_ms, parent=window)
     opening: list[str] = []
+    watch.pending_choice = []  # type: ignore[attr-defined]  # the phones read out, in their numbers' order
 
     def say(text: Text) -> None:
         if window.is_running() and text.en in _QUIET_DURING_RUN:
@@ -107,13 +140,39 @@ def attach_phone_watch(window: Any, owner: Any, *, settle_ms: int = 300) -> Phon
         else:
             probe.connection.close()
 
-    def ready(serial: str) -> None:
-        if window.phone is not None or window.is_running() or opening:
-            return
+    def open_phone(serial: str) -> None:
         opening.append(serial)
         BackgroundOp(lambda: find_real_phone(owner=owner, serial=serial, wait_s=2.0), on_done=opened,
                      on_failed=lambda _exc: opening.clear(), parent=window).start()
 
+    def ready(serial: str) -> None:
+        if window.phone is not None or window.is_running() or opening:
+            return
+        usable = [d for d in watch.devices() if d.state == "device"]
+        if len(usable) > 1:
+            chosen = remembered.load()["chosen"]
+            if chosen not in [d.serial for d in usable]:
+                if [d.serial for d in watch.pending_choice] != [d.serial for d in usable]:
+                    watch.pending_choice = usable
+                    say(several_phones(usable))
+                return
+            serial = chosen
+        watch.pending_choice = []
+        open_phone(serial)
+
+    def pick(number: int) -> bool:
+        if not watch.pending_choice or not 1 <= number <= len(watch.pending_choice) or opening:
+            return False
+        serial = watch.pending_choice[number - 1].serial
+        watch.pending_choice = []
+        remembered.save(chosen=serial)
+        open_phone(serial)
+        return True
+
+    keys = _NumberKeys(pick, watch)
+    QApplication.instance().installEventFilter(keys)
+    watch.destroyed.connect(lambda *_: QApplication.instance().removeEventFilter(keys))
+    watch.pick = pick  # type: ignore[attr-defined]  # the same choice by other means (tests, voice later)
     watch.announcement.connect(say)
     watch.phone_ready.connect(ready)
     window.destroyed.connect(lambda *_: watch.stop())

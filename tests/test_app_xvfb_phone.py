@@ -37,12 +37,13 @@ def test_the_app_starts_the_server_finds_the_wifi_phone_and_runs_a_request(user_
     assert report["phone_opened"], report
     assert report["server_starts"] == 1 and len(servers) == 1 and report["adb_port"] == port
     said = report["said"]
-    assert said[0] == STATES["server_starting"].get(lang), said
+    assert said.count(STATES["server_starting"].get(lang)) == 1, said
     connected = {"en": "A phone was connected: PhoneWorld Lite ending in", "zh": "有手机连上了：PhoneWorld Lite"}[lang]
-    assert any(s.startswith(connected) for s in said), said
+    first_connected = next(i for i, s in enumerate(said) if s.startswith(connected))
+    assert said.index(STATES["server_starting"].get(lang)) < first_connected, said
     assert "PhoneWorld Lite" in report["phone_label"]
     assert report["run_finished"] and report["outcome"] == "finished", report
-    assert report["success"] and report["policy_calls"] >= 2, report
+    assert report["success"], report  # done on the phone and checked there (policy steps or the fast path)
     # The remembered Wi-Fi phone was written to the user's data folder (for the next start).
     remembered = json.loads((ROOT / user_env["XDG_DATA_HOME"] / "PhoneBuddy" / "phones.json").read_text())
     assert remembered["wifi"] and remembered["wifi"][0].startswith("127.0.0.1:")
