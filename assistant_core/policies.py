@@ -133,6 +133,10 @@ def action_to_reply(action: Action, width: int, height: int, *, thought: str = "
         name, args = str(kind), {"package": action.app}
     elif kind is ActionKind.WAIT:
         name, args = "wait", {"time": action.duration_ms or 0}
+    elif action.is_tool:  # the fields the parser reads back (a timer in seconds)
+        name, args = str(kind), {k: v for k, v in action.to_dict().items() if k not in ("kind", "duration_ms")}
+        if kind is ActionKind.SET_TIMER:
+            args["seconds"] = (action.duration_ms or 0) / 1000
     else:
         name, args = str(kind), {"text": action.text or ""}
     body = json.dumps({"name": name, "arguments": args}, ensure_ascii=False)

@@ -132,3 +132,16 @@ def test_a_tool_in_a_run_that_says_yes_does_it_and_says_what_it_did():
     said = [e.text.zh for e in events if getattr(e, "kind", "") == "said"]
     assert any("07:40" in s and "闹钟" in s for s in said)
     assert result.steps[0].result == "alarm set for 07:40"
+
+
+@pytest.mark.parametrize("action", [
+    Action.call("+1 555 0147", "Sophie Tang"), Action.send_text("555 0147", "hi and bye", "Mum"),
+    Action.set_alarm("7:05", "pills"), Action.set_timer(90), Action.set_setting("brightness", "40"),
+    Action.set_setting("dark_mode", "on"), Action.open_link("https://a.b/c?d=1"),
+    Action.ask_phone("messages", number="555 0147", contact="Mum"), Action.ask_phone("time"),
+])
+def test_a_tool_action_round_trips_through_a_reply(action):
+    from assistant_core.policies import action_to_reply
+    from assistant_core.policy.parsing import parse_reply
+
+    assert parse_reply(action_to_reply(action, 1080, 2400), 1080, 2400).action == action
