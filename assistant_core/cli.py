@@ -51,8 +51,10 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--max-steps", type=int, default=None, help="step budget (default: settings or the task's)")
     p.add_argument("--answer", action="append", default=[], help="answer for call_user questions, in order")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--adb-host", default="127.0.0.1", help="the adb server for a real phone")
-    p.add_argument("--adb-port", type=int, default=5037, help="the adb server's port (it is never started for you)")
+    p.add_argument("--adb-host", default=None, help="the adb server for a real phone (default: ANDROID_ADB_SERVER_ADDRESS "
+                   "or 127.0.0.1)")
+    p.add_argument("--adb-port", type=int, default=None, help="the adb server's port (default: ANDROID_ADB_SERVER_PORT or "
+                   "5037; started there when none answers)")
     p.add_argument("--kinds", action="append", default=[], help="an extra folder of task-kind files for the check")
     p.add_argument("--no-verify", action="store_true", help="do not check the outcome on the phone")
     p.add_argument("--fast-path", action="store_true",
@@ -158,8 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
 
-def _make_device(spec: DeviceSpec, lang: str, adb_host: str = "127.0.0.1",
-                 adb_port: int = 5037) -> tuple[Any, Any, Any, Any]:
+def _make_device(spec: DeviceSpec, lang: str, adb_host: str | None = None,
+                 adb_port: int | None = None) -> tuple[Any, Any, Any, Any]:
     """(device, world or None, task or None, params or None)."""
     if spec.kind == "sim":
         from harness.phoneworld import SimDevice, World
@@ -177,10 +179,10 @@ def _make_device(spec: DeviceSpec, lang: str, adb_host: str = "127.0.0.1",
         return SimDevice(world), world, task, params
     from assistant_core.types import DeviceError
     from harness.adb import open_device
-    from harness.adbserver import GuardedAdbClient
+    from harness.adbserver import product_client
 
-    client = GuardedAdbClient(host=adb_host, port=adb_port, socket_timeout=10.0)
     try:
+        client = product_client(adb_host, adb_port, announce=lambda text: print(text.get(lang), file=sys.stderr))
         return open_device(client, spec.serial), None, None, None
     except (DeviceError, OSError) as error:
         message = error.message.get(lang) if isinstance(error, DeviceError) else str(error)

@@ -323,6 +323,15 @@ def server_adb(which: Callable[[str], str | None] = shutil.which) -> str:
     raise FileNotFoundError("no adb binary: install adbutils (it ships one) or Android platform-tools")
 
 
+def product_client(host: str | None = None, port: int | None = None, *, announce: Callable[[Text], None] | None = None,
+                   socket_timeout: float = 10.0) -> GuardedAdbClient:
+    """A client for the server on the standard address (host/port override it), started when none answers:
+    what every `phonebuddy` command that reaches a real phone uses. AdbServerStartError when it cannot."""
+    default = server_address()
+    address = ServerAddress(host or default.host, port or default.port)
+    return AdbServerOwner(address, announce=announce, socket_timeout=socket_timeout).ensure()
+
+
 class AdbServerStartError(NoDeviceError):
     """No adb server answers and none could be started; `message` says why and what to do."""
 

@@ -113,6 +113,23 @@ def test_devices_connect_starts_one_server_and_every_later_call_finds_it(user_en
     assert server_pids(port) == servers  # the same single process
 
 
+def test_run_and_verify_use_the_same_server_and_start_it_when_needed(user_env, world_serve, server_pids):
+    """Every entry point that reaches a real phone goes through the owner: `phonebuddy run --device` with
+    no server starts it (said once), `phonebuddy devices connect` and `verify before` then find it."""
+    port = int(user_env["ANDROID_ADB_SERVER_PORT"])
+    phone = world_serve()
+    run = phonebuddy(user_env, "run", "Turn on Wi-Fi", "--device", phone, "--policy", "noop", "--confirm", "no",
+                     "--no-history", "--json")
+    assert "Starting the phone connection helper." in run.stderr  # the phone is not connected yet: no run
+    assert run.returncode != 0 and phone in run.stderr
+    assert len(server_pids(port)) == 1
+    assert phonebuddy(user_env, "devices", "connect", phone).returncode == 0
+    before = phonebuddy(user_env, "verify", "before", "Turn on Wi-Fi", "--serial", phone, "--save",
+                        str(Path(user_env["HOME"]) / "before.json"))
+    assert before.returncode == 0, before.stderr
+    assert "Starting" not in before.stderr and len(server_pids(port)) == 1
+
+
 def test_a_port_held_by_another_program_is_explained(user_env, server_pids):
     port = int(user_env["ANDROID_ADB_SERVER_PORT"])
     squatter = socket.socket()

@@ -6,8 +6,8 @@
     phonebuddy verify after "GOAL" --serial S --before F.json [--lang zh] [--json]
                                                               read again and say verified / not verified / can't verify
 
-The phone is reached through an adb server that is already running (`--adb-host`, `--adb-port`; it is
-never started for you). Exit status: 0 verified (or the listing worked), 1 not verified or can't verify,
+The phone is reached through the adb server on the standard address (`--adb-host`, `--adb-port` override
+ANDROID_ADB_SERVER_ADDRESS / ANDROID_ADB_SERVER_PORT), started there when none answers (harness.adbserver). Exit status: 0 verified (or the listing worked), 1 not verified or can't verify,
 2 bad arguments or an unreachable phone. Heavy imports happen inside functions.
 """
 
@@ -31,8 +31,8 @@ def _parser() -> argparse.ArgumentParser:
 
     def phone(q: argparse.ArgumentParser) -> None:
         q.add_argument("--serial", default=None, help="the phone's ADB serial (default: the only phone)")
-        q.add_argument("--adb-host", default="127.0.0.1")
-        q.add_argument("--adb-port", type=int, default=5037)
+        q.add_argument("--adb-host", default=None, help="default: ANDROID_ADB_SERVER_ADDRESS or 127.0.0.1")
+        q.add_argument("--adb-port", type=int, default=None, help="default: ANDROID_ADB_SERVER_PORT or 5037")
 
     common(sub.add_parser("kinds", help="list the task kinds"))
     m = sub.add_parser("match", help="which kind a request is")
@@ -76,11 +76,12 @@ def _registry(args: argparse.Namespace) -> Any:
 def _probe(args: argparse.Namespace) -> Any:
     from assistant_core.types import DeviceError
     from harness.adb import open_device
-    from harness.adbserver import GuardedAdbClient
+    from harness.adbserver import product_client
     from harness.verify.probe import AdbProbe
 
-    client = GuardedAdbClient(host=args.adb_host, port=args.adb_port, socket_timeout=10.0)
     try:
+        client = product_client(args.adb_host, args.adb_port,
+                                announce=lambda text: print(text.get(args.lang), file=sys.stderr))
         return AdbProbe(open_device(client, args.serial))
     except (DeviceError, OSError) as error:
         message = error.message.get(args.lang) if isinstance(error, DeviceError) else str(error)
