@@ -17,6 +17,7 @@ Faults (for tests): `AdbdFaults` on a running `Adbd` drops connections, goes off
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import queue
@@ -34,6 +35,11 @@ log = logging.getLogger(__name__)
 HEADER = struct.Struct("<6I")
 A_VERSION = 0x01000001  # the version that no longer checks data checksums
 MAX_PAYLOAD = 1024 * 1024
+# Back-pressure on what the host writes into a stream: past SOFT bytes unread by the service the OKAY for
+# the last WRTE is held back (a well-behaved host waits for it); past HARD bytes (a host that does not
+# wait) the stream is closed, so a flood cannot grow the phone's memory without bound.
+STREAM_SOFT_LIMIT = 1024 * 1024
+STREAM_HARD_LIMIT = 8 * 1024 * 1024
 DEFAULT_FEATURES = ("shell_v2", "cmd", "stat_v2", "ls_v2", "fixed_push_mkdir", "apex", "fixed_push_symlink_timestamp")
 
 
@@ -139,6 +145,13 @@ class AdbStream:
         self._closed = threading.Event()
         self._sent_close = False
         self._write_lock = threading.Lock()
+        self._buffer_lock = threading.Lock()
+        self._buffered = 0  # bytes the host wrote that the service has not read yet
+        self._owed_okay = False  # an OKAY held back until the service reads
+
+    @property
+    def buffered(self) -> int:
+        return self._buffered
 
     @property
     def closed(self) -> bool:
@@ -169,6 +182,13 @@ class AdbStream:
         if item is None:
             self._incoming.put(None)  # keep EOF sticky
             return b""
+        with self._buffer_lock:
+            self._buffered -= len(item)
+            release = self._owed_okay and self._buffered <= STREAM_SOFT_LIMIT
+            if release:
+                self._owed_okay = False
+        if release and not self.closed:
+            self._transport.send_quietly(Packet(Cmd.OKAY, self.local_id, self.remote_id))
         return item
 
     def read_exactly(self, n: int, timeout: float | None = None) -> bytes:
@@ -190,8 +210,25 @@ class AdbStream:
         self._mark_closed()
 
     # --- called by the transport's reader thread -------------------------------------------------------
-    def _on_data(self, data: bytes) -> None:
-        self._incoming.put(data)
+    def _on_data(self, data: bytes) -> bool:
+        """Queue what the host wrote; True when its OKAY may go now (False: held back, or the stream was
+        closed for a flood)."""
+        with self._buffer_lock:
+            if self._buffered + len(data) > STREAM_HARD_LIMIT:
+                flood = True
+            else:
+                flood = False
+                self._buffered += len(data)
+                self._incoming.put(data)
+                if self._buffered > STREAM_SOFT_LIMIT:
+                    self._owed_okay = True
+                    return False
+        if flood:
+            log.warning("adbd: %s: the host wrote more than %d bytes without waiting; closing the stream",
+                        self.service, STREAM_HARD_LIMIT)
+            self.close()
+            return False
+        return True
 
     def _on_okay(self) -> None:
         self._acked.set()
@@ -350,8 +387,8 @@ class _Transport:
             if stream is None:
                 self.send_quietly(Packet(Cmd.CLSE, 0, p.arg0))
                 return
-            stream._on_data(p.payload)
-            self.send_quietly(Packet(Cmd.OKAY, stream.local_id, stream.remote_id))
+            if stream._on_data(p.payload):
+                self.send_quietly(Packet(Cmd.OKAY, stream.local_id, stream.remote_id))
         elif p.command == Cmd.OKAY:
             stream = self._stream(p.arg1)
             if stream is not None:
@@ -453,12 +490,24 @@ class Adbd:
         return self
 
     def _accept_loop(self, listener: socket.socket) -> None:
+        pause = 0.01
         while not self._stopping.is_set():
             try:
                 sock, _ = listener.accept()
+            except OSError as exc:
+                if self._stopping.is_set() or listener.fileno() < 0 or exc.errno in (errno.EBADF, errno.EINVAL):
+                    break  # the listener was closed: stop() or restart()
+                # Transient (out of file descriptors, a connection reset before accept): wait, keep accepting.
+                log.warning("adbd: accept failed (%s); retrying in %.2f s", exc, pause)
+                self._stopping.wait(pause)
+                pause = min(1.0, pause * 2)
+                continue
+            pause = 0.01
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             except OSError:
-                break
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                sock.close()
+                continue
             transport = _Transport(sock, self)
             with self._lock:
                 self._transports.add(transport)
