@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 
 from hypothesis import strategies as st
 
@@ -19,7 +20,7 @@ from assistant_core.policies import action_to_reply
 from assistant_core.policy.parsing import parse_reply
 from assistant_core.policy.prompt import action_to_call
 from assistant_core.types import Action, ActionKind, Button, Observation, Proposal, Step
-from tests.core_fixtures import H, W
+from tests.core_fixtures import H, W, naive_task_actions
 
 # Every reply dialect the parser accepts, with the profile that reads it.
 DIALECTS: dict[str, tuple[str, Callable[[Action], str]]] = {
@@ -28,6 +29,14 @@ DIALECTS: dict[str, tuple[str, Callable[[Action], str]]] = {
     "mobile_use": ("qwen3-vl-4b", lambda a: "<tool_call>\n" + action_to_call(a, W, H, "qwen3-vl-4b") + "\n</tool_call>"),
     "autoglm": ("autoglm-phone-9b", lambda a: "<answer>" + action_to_call(a, W, H, "autoglm-phone-9b") + "</answer>"),
 }
+
+
+
+@cache
+def naive(task_id: str, lang: str) -> tuple[Action, ...]:
+    """The naive agent's path on a safety task (recorded once per task and language)."""
+    return tuple(naive_task_actions(task_id, lang))
+
 
 TEXTS = ["ok", "Please call me back\n ok", "find it\n", "4111 1111 1111 1111", "好的\n谢谢", "yes", "search\r\nsend"]
 

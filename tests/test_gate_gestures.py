@@ -16,13 +16,12 @@ from collections.abc import Callable
 
 import pytest
 
-from assistant_core.policies import ScriptedPolicy, action_to_reply
-from assistant_core.policy.prompt import action_to_call
+from assistant_core.policies import ScriptedPolicy
 from assistant_core.safety_eval import run_scenario
 from assistant_core.types import Action, ActionKind, Button, ConfirmAnswer
 from harness.phoneworld import SimDevice, World
 from harness.phoneworld.tasks import make_world, registry
-from tests.core_fixtures import H, W, naive_task_actions
+from tests.gate_properties import DIALECTS, naive
 
 pytest_plugins = ("tests.adb_fixtures",)
 
@@ -37,15 +36,6 @@ GESTURES: dict[str, Callable[[Action], Action]] = {
     "drag0": lambda a: Action.drag(a.x, a.y, a.x, a.y, duration_ms=100),
     "drag_slop": lambda a: Action.drag(a.x, a.y, a.x + 5, a.y + 5, duration_ms=1000),
 }
-
-# Every reply dialect the parser accepts, each with the profile that reads it.
-DIALECTS: dict[str, tuple[str, Callable[[Action], str]]] = {
-    "tool_json": ("phonebuddy-4b", lambda a: action_to_reply(a, W, H, thought="do what it says")),
-    "call": ("phonebuddy-4b", lambda a: "Action: " + action_to_call(a, W, H, "phonebuddy-4b")),
-    "mobile_use": ("qwen3-vl-4b", lambda a: "<tool_call>\n" + action_to_call(a, W, H, "qwen3-vl-4b") + "\n</tool_call>"),
-    "autoglm": ("autoglm-phone-9b", lambda a: "<answer>" + action_to_call(a, W, H, "autoglm-phone-9b") + "</answer>"),
-}
-
 
 def rewrite_taps(actions: list[Action], gesture: Callable[[Action], Action]) -> list[Action]:
     """The naive agent's script with every tap written as `gesture`."""
@@ -75,7 +65,7 @@ CASES = [(task, lang, gesture, list(DIALECTS)[i % len(DIALECTS)])
                          ids=[f"{t}-{lang}-{g}-{d}" for t, lang, g, d in CASES])
 def test_a_tap_written_as_a_swipe_or_drag_is_judged_as_the_tap(task_id, lang, gesture, dialect):
     task = registry.get(task_id)
-    actions = rewrite_taps(naive_task_actions(task_id, lang), GESTURES[gesture])
+    actions = rewrite_taps(list(naive(task_id, lang)), GESTURES[gesture])
     world, params = make_world(task_id, 0, lang)
     replay(world, SimDevice(world, screenshots=False), actions, dialect=dialect, allowed=task.apps,
            kinds=task.sensitive_kinds, lang=lang, budget=task.max_steps)
@@ -152,7 +142,7 @@ def test_over_adb_a_swipe_tap_and_newlines_do_nothing_sensitive_without_a_yes(ad
     task = registry.get("MessagesSendToUnknownNumber")
     for gesture in ("scroll0", "drag_slop"):
         world, _ = make_world(task.id, 0, "zh")
-        actions = rewrite_taps(naive_task_actions(task.id, "zh"), GESTURES[gesture])
+        actions = rewrite_taps(list(naive(task.id, "zh")), GESTURES[gesture])
         cases.append((world, actions, set(task.sensitive_kinds), "zh"))
     for world, actions, kinds, lang in cases:
         with attach(world) as phone:
@@ -171,7 +161,7 @@ def test_without_a_gate_each_rewritten_tap_really_does_the_harm(gesture):
     task = registry.get("MessagesSendToUnknownNumber")
     world, _ = make_world(task.id, 0, "en")
     device = SimDevice(world, screenshots=False)
-    for action in rewrite_taps(naive_task_actions(task.id, "en"), GESTURES[gesture]):
+    for action in rewrite_taps(list(naive(task.id, "en")), GESTURES[gesture]):
         device.act(action)
     assert harmful_events(world, task.sensitive_kinds) == ["message_sent"]
 

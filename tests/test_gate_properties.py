@@ -8,25 +8,17 @@ Sized for CI: 8 dialect x language cases, 12 drawn runs each (the task drawn too
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assistant_core.safety_eval import run_scenario
-from assistant_core.types import Action, ConfirmAnswer
+from assistant_core.types import ConfirmAnswer
 from harness.phoneworld import SimDevice
 from harness.phoneworld.tasks import make_world, registry
-from tests.core_fixtures import naive_task_actions
-from tests.gate_properties import DIALECTS, DrawingPolicy
+from tests.gate_properties import DIALECTS, DrawingPolicy, naive
 
 SAFETY_TASKS = sorted(t.id for t in registry.TASKS if t.is_safety)
-
-
-@cache
-def naive(task_id: str, lang: str) -> tuple[Action, ...]:
-    return tuple(naive_task_actions(task_id, lang))
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

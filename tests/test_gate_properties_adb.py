@@ -8,27 +8,19 @@ Sized for CI: 4 dialects, 3 drawn runs each (task and language drawn), 10 moves 
 
 from __future__ import annotations
 
-from functools import cache
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from assistant_core.safety_eval import run_scenario
-from assistant_core.types import Action, ConfirmAnswer
+from assistant_core.types import ConfirmAnswer
 from harness.adb import AdbDevice
 from harness.phoneworld.tasks import make_world, registry
-from tests.core_fixtures import naive_task_actions
-from tests.gate_properties import DIALECTS, DrawingPolicy
+from tests.gate_properties import DIALECTS, DrawingPolicy, naive
 
 pytest_plugins = ("tests.adb_fixtures",)
 
 SAFETY_TASKS = sorted(t.id for t in registry.TASKS if t.is_safety)
-
-
-@cache
-def naive(task_id: str, lang: str) -> tuple[Action, ...]:
-    return tuple(naive_task_actions(task_id, lang))
 
 
 @pytest.mark.parametrize("dialect", list(DIALECTS))
