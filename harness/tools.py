@@ -254,8 +254,8 @@ def _send_text(runner: Runner, action: Action) -> ToolResult:
               f"--es sms_body {shlex.quote(action.text or '')}")
     handler = _start(runner, action, intent, done)
     send = None
-    for attempt in range(3):  # a real phone may still be drawing the composer when am start returns
-        send = _find(runner, done, SEND_LABELS)
+    for _attempt in range(3):  # a real phone may still be drawing the composer when am start returns
+        send = _find(runner, done, SEND_LABELS, action)
         if send is not None:
             break
         _run(runner, "sleep 0.7", done)
@@ -364,26 +364,28 @@ def _open_link(runner: Runner, action: Action) -> ToolResult:
 # --- read-only queries -------------------------------------------------------------------------------------
 
 
-def _read(runner: Runner, command: str, done: list[str]) -> str:
+def _read(runner: Runner, command: str, done: list[str], action: Action) -> str:
+    """Run a reading command (only those: READ_ONLY_PREFIXES); ToolRefused when the phone refuses it."""
     if not command.startswith(READ_ONLY_PREFIXES):
         raise ValueError(f"a query may only read the phone, not run {command!r}")
     ran = _run(runner, command, done)
     if ran.code != 0:
-        raise ToolRefused(Action.ask_phone(Query.TIME), ran.text.strip()[:120] or f"exit status {ran.code}",
-                          commands=tuple(done))
+        raise ToolRefused(action, ran.text.strip()[:120] or f"exit status {ran.code}", commands=tuple(done))
     return ran.out
 
 
-def _find(runner: Runner, done: list[str], label: re.Pattern[str]) -> UIElement | None:
-    elements = _screen(runner, done)
+def _find(runner: Runner, done: list[str], label: re.Pattern[str], action: Action) -> UIElement | None:
+    elements = _screen(runner, done, action)
     hits = [e for e in elements if e.enabled and (e.clickable or e.focusable) and label.match(e.label.strip())]
     return hits[-1] if hits else None
 
 
-def _screen(runner: Runner, done: list[str]) -> tuple[UIElement, ...]:
+def _screen(runner: Runner, done: list[str], action: Action) -> tuple[UIElement, ...]:
+    from xml.etree.ElementTree import ParseError
+
     from harness.adb import parse_ui_xml
 
-    _read(runner, f"rm -f {UI_DUMP}", done)
+    _read(runner, f"rm -f {UI_DUMP}", done, action)
     text = _run(runner, f"uiautomator dump {UI_DUMP} >/dev/null && cat {UI_DUMP}", done).out
     start = text.find("<?xml")
     start = text.find("<hierarchy") if start < 0 else start
@@ -391,12 +393,13 @@ def _screen(runner: Runner, done: list[str]) -> tuple[UIElement, ...]:
         return ()
     try:
         return parse_ui_xml(text[start:])
-    except Exception as error:  # ParseError: a truncated dump reads as no screen
+    except (ParseError, ValueError) as error:  # a truncated dump reads as no screen
         log.warning("uiautomator dump unreadable: %s", error)
         return ()
 
 
 MAX_SCREEN_ITEMS = 25
+_STATUS_BAR = ("com.android.systemui", "com.phoneworld.systemui")
 
 
 def screen_summary(elements: tuple[UIElement, ...], app: str | Text = "") -> Text:
@@ -405,7 +408,7 @@ def screen_summary(elements: tuple[UIElement, ...], app: str | Text = "") -> Tex
     seen: set[str] = set()
     items_en: list[str] = []
     items_zh: list[str] = []
-    ordered = sorted((e for e in elements if e.label.strip() and e.area > 0 and not e.package.startswith("com.android.systemui")),
+    ordered = sorted((e for e in elements if e.label.strip() and e.area > 0 and not e.package.startswith(_STATUS_BAR)),
                      key=lambda e: (e.bounds[1] // 40, e.bounds[0]))
     for el in ordered:
         label = " ".join(el.label.split())
@@ -431,7 +434,7 @@ def _query(runner: Runner, action: Action) -> ToolResult:
     q = Query(action.query)
     try:
         if q is Query.NOTIFICATIONS:
-            posted = readers.parse_notifications(_read(runner, "dumpsys notification --noredact", done))
+            posted = readers.parse_notifications(_read(runner, "dumpsys notification --noredact", done, action))
             if not posted:
                 said = SAY["no_notifications"]
             else:
@@ -441,14 +444,14 @@ def _query(runner: Runner, action: Action) -> ToolResult:
                 said = Text(template.en.format(n=len(posted), items=" ".join(p.en for p in parts)),
                             template.zh.format(n=len(posted), items=" ".join(p.zh for p in parts)))
         elif q is Query.SCREEN:
-            elements = _screen(runner, done)
-            app = next((e.package for e in elements if e.package and not e.package.startswith("com.android.systemui")), "")
+            elements = _screen(runner, done, action)
+            app = next((e.package for e in elements if e.package and not e.package.startswith(_STATUS_BAR)), "")
             home = "launcher" in app or not app
             said = screen_summary(elements, Text("the home screen", "主屏幕") if home else app_label(app))
         elif q is Query.MESSAGES:
             said = _messages(runner, action, done)
         elif q is Query.BATTERY:
-            text = _read(runner, "dumpsys battery", done)
+            text = _read(runner, "dumpsys battery", done, action)
             level = re.search(r"^\s*level: (\d+)", text, re.M)
             if level is None:
                 raise readers.Unreadable(f"dumpsys battery: no level: {text[:80]!r}")
@@ -457,35 +460,35 @@ def _query(runner: Runner, action: Action) -> ToolResult:
             said = Text(SAY["battery"].en.format(level=level.group(1), charging=SAY["charging"].en if charging else ""),
                         SAY["battery"].zh.format(level=level.group(1), charging=SAY["charging"].zh if charging else ""))
         elif q is Query.TIME:
-            now = _now(runner, done)
+            now = _now(runner, done, action)
             said = Text(SAY["time"].en.format(time=now.strftime("%H:%M"), date=now.strftime("%A %d %B %Y")),
                 SAY["time"].zh.format(time=now.strftime("%H:%M"), date=f"{now.year}年{now.month}月{now.day}日"))
         elif q is Query.NEXT_ALARM:
-            said = _next_alarm(runner, done)
+            said = _next_alarm(runner, done, action)
         else:
-            ssid = readers.parse_wifi_ssid(_read(runner, "dumpsys wifi", done))
+            ssid = readers.parse_wifi_ssid(_read(runner, "dumpsys wifi", done, action))
             said = SAY["wifi"].format(name=ssid) if ssid else SAY["no_wifi"]
     except readers.Unreadable as error:
         said = SAY["unreadable"].format(reason=str(error)[:120])
     return ToolResult(action, said, said.en, tuple(done))
 
 
-def _now(runner: Runner, done: list[str]) -> dt.datetime:
+def _now(runner: Runner, done: list[str], action: Action) -> dt.datetime:
     from harness.verify import readers
 
-    epoch = readers.parse_epoch(_read(runner, "date +%s", done))
-    offset = _read(runner, "date +%z", done).strip()
+    epoch = readers.parse_epoch(_read(runner, "date +%s", done, action))
+    offset = _read(runner, "date +%z", done, action).strip()
     m = re.fullmatch(r"([+-])(\d\d)(\d\d)", offset)
     tz = dt.timezone(dt.timedelta(hours=int(m.group(2)), minutes=int(m.group(3))) * (-1 if m.group(1) == "-" else 1)) \
         if m else dt.UTC
     return dt.datetime.fromtimestamp(epoch, tz)
 
 
-def _next_alarm(runner: Runner, done: list[str]) -> Text:
+def _next_alarm(runner: Runner, done: list[str], action: Action) -> Text:
     from harness.verify import readers
 
-    alarms = readers.parse_alarms(_read(runner, "dumpsys alarm", done))
-    now = _now(runner, done)
+    alarms = readers.parse_alarms(_read(runner, "dumpsys alarm", done, action))
+    now = _now(runner, done, action)
     clock_alarms = sorted(a.when_ms for a in alarms if "ALARM_ALERT" in a.tag or "alarm" in a.tag.lower()
                           and "TIMER" not in a.tag and a.kind.startswith("RTC"))
     upcoming = [ms for ms in clock_alarms if ms >= now.timestamp() * 1000 - 60_000]
@@ -501,7 +504,7 @@ def _messages(runner: Runner, action: Action, done: list[str]) -> Text:
     from harness.verify import readers
 
     who = action.contact or action.number or ""
-    rows = readers.parse_rows(_read(runner, "content query --uri content://sms --projection address:body:date:type", done),
+    rows = readers.parse_rows(_read(runner, "content query --uri content://sms --projection address:body:date:type", done, action),
                               ("address", "body", "date", "type"))
     thread = [r for r in rows if readers.same_number(r.get("address"), action.number)]
     if not thread:

@@ -8,6 +8,7 @@ import pytest
 
 from assistant_core.confirm import FixedConfirmer
 from assistant_core.events import Outcome
+from assistant_core.i18n import Text
 from assistant_core.loop import LoopConfig, ScriptedUser, run_episode
 from assistant_core.policies import NoopPolicy
 from assistant_core.safety import GateContext
@@ -16,7 +17,6 @@ from harness.fastpath import Contact, FastPathPolicy, FastPlanner, PhoneFacts, P
 from harness.phoneworld import SimDevice, World
 from harness.phoneworld.apps.phone import Contact as SimContact
 from harness.verify import KindRegistry, OutcomeVerifier
-from assistant_core.i18n import Text
 
 PLANNER = FastPlanner()
 FACTS = PhoneFacts((Contact("Sophie Tang", ("138 0000 1111",)), Contact("Sophie Li", ("139 0000 2222",)),
