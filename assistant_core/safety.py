@@ -131,6 +131,8 @@ MSG = Catalog(
         "under_way_pay": ("A payment of {amount} in {app} is waiting for you there.", "「{app}」里一笔 {amount} 的付款正在那里等你。"),
         "under_way_transfer": ("A transfer of {amount} in {app} is waiting for you there.", "「{app}」里一笔 {amount} 的转账正在那里等你。"),
         "under_way": ("What is under way there: {what} in {app}.", "那里正在进行的是：在「{app}」里{what}。"),
+        "secret_field_under_way": ("This asks for a password or code. {under_way} Please type it yourself; I never type or say secrets.",
+                                   "这里需要输入密码或验证码。{under_way}请你自己输入；我从不输入或读出密码。"),
         "locked": ("The phone is locked. Please unlock it yourself.", "手机已锁定，请你自己解锁。"),
         "secret_field": ("This asks for a password or code. Please type it yourself; I never type or say secrets.", "这里需要输入密码或验证码，请你自己输入；我从不输入或读出密码。"),
         # Category phrases, used inside the sentences above.
@@ -578,9 +580,9 @@ class SafetyGate:
         field_el = observation.focused_element()
         app = context.label_of(observation.foreground)
         if field_el is not None and (field_el.password or _SECRET_FIELD_RE.search(_words(field_el))):
-            return _d(Verdict.DENY, Rule.HANDOVER_SECRET_FIELD, MSG["secret_field"])
+            return _secret_handover(observation, context)
         if _looks_secret(text, observation):
-            return _d(Verdict.DENY, Rule.HANDOVER_SECRET_FIELD, MSG["secret_field"])
+            return _secret_handover(observation, context)
         if has_newline(text):
             # Every device path types a newline as ENTER (adb `input text` cannot type one; the simulated
             # phone and ADBKeyboard submit the field), so a newline anywhere is judged as that key.
@@ -608,7 +610,7 @@ class SafetyGate:
         if field_el is not None:
             identity = _field_identity(field_el)
             if field_el.password or _SECRET_FIELD_RE.search(identity):
-                return _d(Verdict.DENY, Rule.HANDOVER_SECRET_FIELD, MSG["secret_field"])
+                return _secret_handover(observation, context)
             if _SEARCH_FIELD_RE.search(identity):
                 return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
         # The field's submit is the sensitive button nearest to it (the composer's Send beside it, the
@@ -714,6 +716,16 @@ def _field_identity(el: UIElement) -> str:
     "find" or "search" does not make its composer a search box."""
     rid = el.resource_id.rsplit("/", 1)[-1]
     return " ".join(p for p in (re.sub(r"[^0-9A-Za-z]+", " ", rid), el.content_desc) if p)
+
+
+def _secret_handover(observation: Observation, context: GateContext) -> Decision:
+    """Hand a password, PIN or code field to the user, saying what it unlocks when the screen says."""
+    under_way = describe_under_way(observation, context, money_only=True)
+    if under_way is None:
+        return _d(Verdict.DENY, Rule.HANDOVER_SECRET_FIELD, MSG["secret_field"])
+    reason = MSG["secret_field_under_way"]
+    return _d(Verdict.DENY, Rule.HANDOVER_SECRET_FIELD,
+              Text(reason.en.format(under_way=under_way.en), reason.zh.format(under_way=under_way.zh)))
 
 
 def _d(verdict: Verdict, rule: Rule, reason: Text, **details: object) -> Decision:
@@ -856,10 +868,11 @@ _PAYEE_RE = re.compile(
 
 
 def describe_under_way(previous: Observation | None, context: GateContext, *,
-                       category: Category | None = None) -> Text | None:
+                       category: Category | None = None, money_only: bool = False) -> Text | None:
     """What the user is handed over to, from the last screen the assistant could read before a protected
     one ("A payment of ¥149.00 to Shop is waiting for you there."): the consented category or the screen's
-    sensitive context, its amount and payee. None when that screen was about nothing sensitive."""
+    sensitive context, its amount and payee. None when that screen was about nothing sensitive (or, with
+    `money_only`, about no sum of money)."""
     if previous is None or not previous.elements:
         return None
     from assistant_core.confirm import find_amount  # confirm imports this module
@@ -877,7 +890,7 @@ def describe_under_way(previous: Observation | None, context: GateContext, *,
         return MSG["under_way_pay"].format(amount=amount, app=app)
     if amount and category is Category.TRANSFER:
         return MSG["under_way_transfer"].format(amount=amount, app=app)
-    return _fill(MSG["under_way"], category, app)
+    return None if money_only else _fill(MSG["under_way"], category, app)
 
 
 def foreground_allowed(package: str, context: GateContext) -> bool:

@@ -143,3 +143,22 @@ def test_opening_the_dial_pad_or_the_call_log_is_not_a_call_but_the_call_button_
 ])
 def test_classify_label_keeps_calls_and_drops_places(label, category):
     assert classify_label(label) is category
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_payment_pin_field_hand_over_says_what_it_pays_but_a_login_password_says_nothing_extra(lang):
+    from tests.core_fixtures import el, heading, screen
+
+    pin = el("", (40, 900, 1040, 1050), rid="app:id/pin", class_name="android.widget.EditText", focused=True,
+             password=True)
+    pay = screen(heading("Confirm payment" if lang == "en" else "确认付款"), heading("Pay Coffee House", 300),
+                 heading("¥25.00", 400), pin)
+    ctx = GateContext(allowed_apps=frozenset({"com.example.app"}), lang=lang)
+    decision = GATE.check(Action.type_text("123456"), pay, ctx)
+    assert decision.rule == Rule.HANDOVER_SECRET_FIELD
+    assert "¥25.00" in decision.reason.en and "Coffee House" in decision.reason.en
+    assert "¥25.00" in decision.reason.zh and "Coffee House" in decision.reason.zh
+    login = screen(heading("Sign in"), heading("Password", 300), pin)
+    decision = GATE.check(Action.type_text("hunter2"), login, ctx)
+    assert decision.rule == Rule.HANDOVER_SECRET_FIELD
+    assert decision.reason.en == "This asks for a password or code. Please type it yourself; I never type or say secrets."
