@@ -135,9 +135,20 @@ def apply_language(window: MainWindow, lang: str) -> None:
         save_language(history, lang)
 
 
+class PinRequiredError(PermissionError):
+    """The caregiver's PIN was not given, so a guarded choice was not changed."""
+
+
 def use_server(window: MainWindow, address: str) -> AgentChoice:
     """The setup wizard's server address: saved where the settings dialog keeps it, and the window's
-    agent becomes the remote policy on that server."""
+    agent becomes the remote policy on that server. The server receives the phone's screenshots, so once
+    a caregiver PIN is set it must be typed first (the wizard opens whenever its marker file is missing):
+    PinRequiredError otherwise, and nothing changes."""
+    history = window.services.history
+    if history is not None:
+        guard = PinGuard(history)
+        if guard.has_pin and not ask_pin(window, guard):
+            raise PinRequiredError("the caregiver PIN is needed to change the model server")
     settings = window.caregiver_settings
     if settings is None and window.services.history is not None:
         settings = SettingsStore(window.services.history).load().settings

@@ -384,6 +384,10 @@ class StepPage(QWizardPage):
         try:
             if isinstance(wizard, SetupWizard):
                 wizard.use_server(address)
+        except PermissionError:  # the caregiver's PIN was not given: nothing changed, and it is said
+            self.tell(lambda L: tr("wiz_server_pin", L))
+            self.server.setFocus()
+            return False
         except Exception as exc:  # the store refusing must be said, not crash the wizard
             log.exception("could not save the server address")
             from app.runner import describe_failure

@@ -315,6 +315,10 @@ APP = Catalog(
             "Saved. The assistant now runs on the server {address}.",
             "已保存。助手现在使用服务器 {address} 运行。",
         ),
+        "wiz_server_pin": (
+            "The server was not changed: the caregiver's PIN is needed to change where the phone's screen is sent.",
+            "服务器没有更改：要更改手机屏幕发送到哪里，需要照护人的 PIN 码。",
+        ),
         # first-run setup: the welcome and the language choice
         "wiz_welcome_title": ("Welcome to PhoneBuddy", "欢迎使用手机助手"),
         "wiz_welcome_steps": (

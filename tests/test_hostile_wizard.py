@@ -1,0 +1,97 @@
+"""The first-run wizard's back door (issue 20): it opens whenever its marker file is missing, and its
+models page saved a new model server (where the phone's screenshots go) without the caregiver's PIN. Now,
+once a PIN is set, the PIN is asked first; without it nothing changes and the page says why."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QTimer
+
+from app.agent import AgentChoice, AgentKind
+from app.settings_flow import load_agent, make_setup_wizard, save_agent
+from app.setup_wizard import SetupActions
+from app.strings import tr
+from assistant_core.history import HistoryStore
+from assistant_core.settings import PinGuard
+from tests.app_fixtures import make_window
+
+EVIL = "http://203.0.113.9:8000/v1"
+TRUSTED = "http://192.168.1.20:8000/v1"
+NO_ACTIONS = SetupActions(check_phone=lambda: "Phone X", install_ime=lambda apk: "ADBKeyboard",
+                          download=lambda progress: "done")
+
+
+def _answer_pin_when_shown(window, pin):
+    def answer():
+        dialog = window.pin_dialog
+        if dialog is None or not dialog.isVisible():
+            QTimer.singleShot(20, answer)
+            return
+        if pin is None:
+            dialog.cancel.click()
+        else:
+            dialog.field.setText(pin)
+            dialog.ok.click()
+
+    QTimer.singleShot(20, answer)
+
+
+def _models_page(qtbot, window):
+    wizard = make_setup_wizard(window, actions=NO_ACTIONS)
+    qtbot.addWidget(wizard)
+    wizard.show()
+    while wizard.currentPage() is not wizard.models_page:
+        wizard.next()
+    return wizard.models_page
+
+
+@pytest.mark.parametrize("pin", [None, "1111"])
+def test_the_wizard_cannot_change_the_server_without_the_pin(qtbot, pin):
+    history = HistoryStore.in_memory()
+    PinGuard(history).set_pin("2468", n=2**10)
+    save_agent(history, AgentChoice(AgentKind.SERVER, server_address=TRUSTED))
+    window = make_window(qtbot, history=history)
+    window.pin_dialog = None
+    page = _models_page(qtbot, window)
+    page.server.setText(EVIL)
+    if pin is not None:  # a wrong PIN, then the dialog is closed
+        def wrong_then_cancel():
+            dialog = window.pin_dialog
+            if dialog is None or not dialog.isVisible():
+                QTimer.singleShot(20, wrong_then_cancel)
+                return
+            dialog.field.setText(pin)
+            dialog.ok.click()
+            QTimer.singleShot(50, dialog.cancel.click)
+
+        QTimer.singleShot(20, wrong_then_cancel)
+    else:
+        _answer_pin_when_shown(window, None)
+    page.use_server.click()
+    assert window.pin_dialog is not None  # it was asked
+    assert load_agent(history).server_address == TRUSTED
+    assert window.agent.server_address != EVIL
+    assert page.result.text() == tr("wiz_server_pin", "en") and tr("wiz_server_pin", "zh")
+
+
+def test_with_the_pin_the_wizard_changes_the_server(qtbot):
+    history = HistoryStore.in_memory()
+    PinGuard(history).set_pin("2468", n=2**10)
+    window = make_window(qtbot, history=history)
+    window.pin_dialog = None
+    page = _models_page(qtbot, window)
+    page.server.setText(TRUSTED)
+    _answer_pin_when_shown(window, "2468")
+    page.use_server.click()
+    assert load_agent(history).server_address == TRUSTED
+    assert window.agent.kind is AgentKind.SERVER
+
+
+def test_before_any_pin_the_first_run_sets_the_server_without_asking(qtbot):
+    history = HistoryStore.in_memory()
+    window = make_window(qtbot, history=history)
+    window.pin_dialog = None
+    page = _models_page(qtbot, window)
+    page.server.setText(TRUSTED)
+    page.use_server.click()
+    assert window.pin_dialog is None and load_agent(history).server_address == TRUSTED
