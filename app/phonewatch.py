@@ -8,7 +8,7 @@ authorizing to device says only "connected"), so a change is announced within th
 `attach_phone_watch` wires it to a MainWindow: every announcement goes through the window's announcer
 in its language (the server starting, a phone plugged in or pulled out, what to do about an unauthorized
 or offline phone, the server restarted); a phone that becomes ready while the window has none is opened
-off the GUI thread. A run in progress pauses and resumes by itself (the loop waits for the phone on
+off the GUI thread, and if its screen is locked the user is asked to unlock it (never the PIN). A run in progress pauses and resumes by itself (the loop waits for the phone on
 DeviceDisconnected); while it runs, the loop's own "lost"/"back" sentences are not said twice.
 """
 
@@ -131,19 +131,33 @@ def attach_phone_watch(window: Any, owner: Any, *, settle_ms: int = 300, remembe
             return  # the run says "lost" and "back" itself as it pauses and resumes
         window.announcer.announce(text.get(window.lang), Cue.INFO)
 
-    def opened(probe) -> None:
+    def opened(result) -> None:
         opening.clear()
+        probe, locked = result
         if probe.connection is None:
             return
         if window.phone is None and not window.is_running():
             window.set_phone(probe.connection)
+            if locked:  # ask the user to unlock it; the PIN is theirs to type, never ours
+                say(STATES["locked"])
         else:
             probe.connection.close()
 
+    def find(serial: str):
+        probe = find_real_phone(owner=owner, serial=serial, wait_s=2.0)
+        locked = False
+        if probe.connection is not None:
+            try:
+                state = probe.connection.device.inner.screen_state()
+                locked = state.locked or not state.screen_on
+            except Exception:  # the lock check is a courtesy: the run checks again before acting
+                log.info("could not read the lock state of %s", serial, exc_info=True)
+        return probe, locked
+
     def open_phone(serial: str) -> None:
         opening.append(serial)
-        BackgroundOp(lambda: find_real_phone(owner=owner, serial=serial, wait_s=2.0), on_done=opened,
-                     on_failed=lambda _exc: opening.clear(), parent=window).start()
+        BackgroundOp(lambda: find(serial), on_done=opened, on_failed=lambda _exc: opening.clear(),
+                     parent=window).start()
 
     def ready(serial: str) -> None:
         if window.phone is not None or window.is_running() or opening:

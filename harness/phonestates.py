@@ -115,7 +115,6 @@ STATES = Catalog(
             "Ask a caregiver to start the adb server.",
             "手机连接助手没有运行，而自动启动已关闭（PHONEBUDDY_ADB_START=never）。请照护人启动 adb 服务。",
         ),
-        "pair_ok": ("Paired with the phone at {address}. Now connecting.", "已与地址为 {address} 的手机配对，正在连接。"),
         "pair_failed": (
             "Pairing with {address} failed. On the phone, open Developer options, then Wireless debugging, then "
             "Pair device with pairing code, and use the address and six-digit code it shows now.",

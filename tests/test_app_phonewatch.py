@@ -62,6 +62,23 @@ def test_the_window_starts_the_server_finds_the_phone_and_follows_it(qtbot, user
         phone.stop()
 
 
+def test_a_locked_phone_is_opened_and_the_user_asked_to_unlock_it(qtbot, user_env):
+    phone = SimPhone(World(seed=0)).start()
+    phone.lock_screen()
+    window = MainWindow(lang="zh", services=AppServices(extra={"mirror": False}), phone=None,
+                        agent=AgentChoice(AgentKind.DEMO))
+    qtbot.addWidget(window)
+    said = _said(window)
+    watch = attach_phone_watch(window, AdbServerOwner(env=user_env, remembered=[phone.address]))
+    try:
+        qtbot.waitUntil(lambda: STATES["locked"].zh in said, timeout=40_000)
+        assert window.phone is not None and "密码" in said[-1]
+    finally:
+        watch.stop()
+        window.shutdown()
+        phone.stop()
+
+
 def test_a_phone_waiting_for_allow_is_explained_and_not_opened(qtbot, user_env):
     from harness.phoneworld.adbd import AuthMode
 
