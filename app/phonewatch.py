@@ -92,6 +92,33 @@ class PhoneWatch(QObject):
                 self.phone_lost.emit(event.serial)
 
 
+_EN_NUMBERS = {w: i for i, ws in enumerate((("one", "first"), ("two", "second"), ("three", "third"),
+                                              ("four", "fourth"), ("five", "fifth"), ("six", "sixth"),
+                                              ("seven", "seventh"), ("eight", "eighth"), ("nine", "ninth")), 1)
+               for w in ws}
+_ZH_NUMBERS = {c: i for i, c in enumerate("一二三四五六七八九", 1)} | {"两": 2}
+_FILLER = {"number", "phone", "the", "use", "no", "num", "please", "one's"}
+
+
+def spoken_number(text: str) -> int | None:
+    """The phone number in a short answer: "2", "two", "number two", "the second one", "第二部", "二号",
+    "2号手机"; None when the words say something else (a request goes through as a request)."""
+    import re
+
+    t = text.strip().lower()
+    zh = re.fullmatch(r"(?:第|选|用)?\s*([1-9一二两三四五六七八九])\s*(?:部|个|号|台)?(?:手机)?[。.!！]?", t)
+    if zh:
+        c = zh.group(1)
+        return int(c) if c.isdigit() else _ZH_NUMBERS[c]
+    words = [w for w in re.split(r"[\s,.!?]+", t) if w]
+    numbers = [int(w) if w.isdigit() and len(w) == 1 else _EN_NUMBERS.get(w) for w in words]
+    if len(words) > 1 and words[-1] == "one" and numbers[-2]:  # "the second one"
+        words, numbers = words[:-1], numbers[:-1]
+    picked = [n for n in numbers if n]
+    rest = [w for w, n in zip(words, numbers, strict=True) if not n and w not in _FILLER]
+    return picked[0] if len(picked) == 1 and not rest else None
+
+
 class _NumberKeys(QObject):
     """While several phones wait for a choice: a digit key (outside text fields) picks one."""
 
@@ -114,7 +141,7 @@ def attach_phone_watch(window: Any, owner: Any, *, settle_ms: int = 300, remembe
     """Start a PhoneWatch for `window` (an app.main_window.MainWindow); see the module docstring.
 
     With several phones ready and none chosen before, the phones are read out by number (model and the
-    last digits of the serial) and a number key picks one; the choice is remembered (`remembered`, an
+    last digits of the serial) and a number key or a spoken number picks one; the choice is remembered (`remembered`, an
     app.phone.RememberedPhones) and picked by itself next time."""
     from app.announce import Cue
     from app.phone import RememberedPhones, find_real_phone
@@ -183,6 +210,17 @@ def attach_phone_watch(window: Any, owner: Any, *, settle_ms: int = 300, remembe
         open_phone(serial)
         return True
 
+    # By voice: while the phones wait for a choice (so the window has no phone and nothing can run), a
+    # request that is only a number ("two", "number 2", "第二部") picks that phone instead.
+    plain_submit = window.submit_request
+
+    def submit_or_pick(text: str) -> bool:
+        number = spoken_number(text) if watch.pending_choice and window.phone is None else None
+        if number is not None and pick(number):
+            return True
+        return plain_submit(text)
+
+    window.submit_request = submit_or_pick
     keys = _NumberKeys(pick, watch)
     QApplication.instance().installEventFilter(keys)
     watch.destroyed.connect(lambda *_: QApplication.instance().removeEventFilter(keys))

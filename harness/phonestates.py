@@ -62,9 +62,9 @@ STATES = Catalog(
             "然后拔下手机再重新插上：{command}",
         ),
         "several": (
-            "{count} phones are connected: {names}. Press the number key of the phone to use; I will "
+            "{count} phones are connected: {names}. Say or press the number of the phone to use; I will "
             "remember it.",
-            "连接了 {count} 部手机：{names}。请按下要使用的手机的编号键；我会记住您的选择。",
+            "连接了 {count} 部手机：{names}。请说出或按下要使用的手机的编号；我会记住您的选择。",
         ),
         "several_item": ("number {number}, {name}", "第 {number} 部，{name}"),
         "phone_name": ("{model} ending in {digits}", "{model}，序列号尾号 {digits}"),

@@ -191,22 +191,43 @@ def test_several_phones_are_read_out_and_a_number_key_picks_one_remembered(qtbot
         qtbot.waitUntil(lambda: any(s.startswith("2 phones are connected: number 1, PhoneWorld Lite ending in")
                                     for s in said), timeout=40_000)
         assert window.phone is None and len(watch.pending_choice) == 2
-        second = watch.pending_choice[1].serial
+        first, second = (d.serial for d in watch.pending_choice)
         assert f"number 2, PhoneWorld Lite ending in {second[-4:]}" in said[-1]
-        window.conversation.setFocus()
-        qtbot.keyClick(window.conversation, Qt.Key.Key_2)
+        window.submit_request("Number two.")  # what a spoken answer becomes
         qtbot.waitUntil(lambda: window.phone is not None, timeout=20_000)
         assert window.phone.extra["serial"] == second
         assert remembered.load()["chosen"] == second
+
+        watch.stop()  # asked again (the choice forgotten): this time a number key answers
+        window.set_phone(None)
+        remembered.save(chosen="")
+        said.clear()
+        watch = attach_phone_watch(window, owner, remembered=remembered)
+        qtbot.waitUntil(lambda: len(watch.pending_choice) == 2, timeout=20_000)
+        window.conversation.setFocus()
+        qtbot.keyClick(window.conversation, Qt.Key.Key_1)
+        qtbot.waitUntil(lambda: window.phone is not None, timeout=20_000)
+        assert window.phone.extra["serial"] == first and remembered.load()["chosen"] == first
+
         watch.stop()  # next start: the remembered choice is opened without asking
         window.set_phone(None)
         said.clear()
         watch = attach_phone_watch(window, owner, remembered=remembered)
         qtbot.waitUntil(lambda: window.phone is not None, timeout=20_000)
-        assert window.phone.extra["serial"] == second
+        assert window.phone.extra["serial"] == first
         assert not any("phones are connected" in s for s in said)
     finally:
         watch.stop()
         window.shutdown()
         for phone in phones:
             phone.stop()
+
+
+def test_a_spoken_number_is_read_from_a_short_answer_only():
+    from app.phonewatch import spoken_number
+
+    for text, number in (("2", 2), ("two", 2), ("Number two.", 2), ("the second one", 2), ("phone 3", 3),
+                         ("第二部", 2), ("二号", 2), ("2号手机", 2), ("选三", 3), ("两", 2)):
+        assert spoken_number(text) == number, text
+    for text in ("Turn on Wi-Fi", "call 2 people", "send 5 to Mum", "打开设置", ""):
+        assert spoken_number(text) is None, text
