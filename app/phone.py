@@ -16,7 +16,6 @@ frame fetches and the user's own taps on the mirror never interleave inside one 
 from __future__ import annotations
 
 import logging
-import os
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -142,12 +141,6 @@ class PhoneProbe:
 
     connection: PhoneConnection | None
     reason: Text = Text("", "")
-
-
-def adb_port() -> int:
-    """The adb server port: ANDROID_ADB_SERVER_PORT when set, else adb's default 5037."""
-    raw = os.environ.get("ANDROID_ADB_SERVER_PORT", "")
-    return int(raw) if raw.isdigit() else 5037
 
 
 def find_real_phone(*, host: str | None = None, port: int | None = None, serial: str | None = None,

@@ -79,6 +79,28 @@ def test_a_locked_phone_is_opened_and_the_user_asked_to_unlock_it(qtbot, user_en
         phone.stop()
 
 
+def test_a_port_held_by_another_program_is_said_by_the_window(qtbot, user_env, server_pids):
+    import socket
+
+    port = int(user_env["ANDROID_ADB_SERVER_PORT"])
+    squatter = socket.socket()
+    squatter.bind(("127.0.0.1", port))
+    squatter.listen(8)  # accepts, never answers as adb
+    window = MainWindow(lang="en", services=AppServices(extra={"mirror": False}), phone=None,
+                        agent=AgentChoice(AgentKind.DEMO))
+    qtbot.addWidget(window)
+    said = _said(window)
+    watch = attach_phone_watch(window, AdbServerOwner(env=user_env))
+    try:
+        expected = STATES["server_port_taken"].format(port=port).en
+        qtbot.waitUntil(lambda: expected in said, timeout=30_000)
+        assert server_pids(port) == [] and said.count(expected) == 1  # said once, not at every retry
+    finally:
+        watch.stop()
+        window.shutdown()
+        squatter.close()
+
+
 def test_a_phone_waiting_for_allow_is_explained_and_not_opened(qtbot, user_env):
     from harness.phoneworld.adbd import AuthMode
 
