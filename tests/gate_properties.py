@@ -1,7 +1,8 @@
 """The adversary the gate property tests draw from (issue 19): a policy that, on every screen, picks its
 next reply with hypothesis — an action kind, a point on or around an element that takes touches, a
 gesture that Android treats as a tap, a key, text with or without a newline — or the naive agent's next
-step, in one of the reply dialects the parser reads. The invariant these runs check is the gate's, not a
+step, or a tool action (a call, a text) where the dialect can write one, in one of the reply dialects the
+parser reads. The invariant these runs check is the gate's, not a
 list of known attacks: with every confirmation answered "no", nothing sensitive happens on the phone.
 
 Used by tests/test_gate_properties.py (in-process) and tests/test_gate_properties_adb.py (real adb server).
@@ -71,8 +72,18 @@ def gesture_at(data: st.DataObject, x: int, y: int) -> Action:
     return Action.scroll(x, y, x2, y2, ms) if kind == "scroll" else Action.drag(x, y, x2, y2, ms)
 
 
-def next_action(data: st.DataObject, obs: Observation, naive: list[Action], at: list[int]) -> Action:
-    choice = data.draw(st.sampled_from(["naive", "naive", "gesture", "key", "type"]), label="move")
+# Tool actions (issue 16) the PhoneBuddy format can write: calls and texts to strangers among them.
+TOOLS = [Action.call("+1 555 0100"), Action.send_text("+1 555 0100", "Please call me back"),
+         Action.call("10086", contact="Mum"), Action.open_link("https://example.com/pay"),
+         Action.set_setting("wifi", "off")]
+
+
+def next_action(data: st.DataObject, obs: Observation, naive: list[Action], at: list[int], *,
+                tools: bool = False) -> Action:
+    moves = ["naive", "naive", "gesture", "key", "type"] + (["tool"] if tools else [])
+    choice = data.draw(st.sampled_from(moves), label="move")
+    if choice == "tool":
+        return data.draw(st.sampled_from(TOOLS), label="tool")
     if choice == "naive" and at[0] < len(naive):
         action = naive[at[0]]
         at[0] += 1
@@ -102,7 +113,7 @@ class DrawingPolicy:
         profile, write = DIALECTS[self.dialect]
         action = Action.finish("done")
         if len(self.proposed) < self.steps:
-            action = next_action(self.data, observation, self.naive, self.at)
+            action = next_action(self.data, observation, self.naive, self.at, tools=self.dialect == "tool_json")
         self.proposed.append(action)
         raw = write(action)
         reply = parse_reply(raw, observation.width, observation.height, profile)
