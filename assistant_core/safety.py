@@ -631,6 +631,12 @@ class SafetyGate:
             key = "confirm_send_text" if category in (Category.SEND, Category.POST) else "confirm_submit"
             return Decision(Verdict.CONFIRM, str(Rule.CONFIRM_SEND_TEXT), _fill(MSG[key], category, app),
                             {"category": category, "app": app, "target": field_el.label if field_el else ""})
+        # No labelled button says it (an icon-only Send): what the field is says what its submit does.
+        own = _field_submit_category(field_el) if field_el is not None else None
+        if own is not None:
+            key = "confirm_send_text" if own is Category.SEND else "confirm_submit"
+            return Decision(Verdict.CONFIRM, str(Rule.CONFIRM_SEND_TEXT), _fill(MSG[key], own, app),
+                            {"category": own, "app": app, "target": field_el.label if field_el else ""})
         screen = classify_context(context_labels(observation))
         if screen is not None and field_el is not None:
             return _confirm(Rule.CONFIRM_CONTEXT, screen, app, field_el)
@@ -709,6 +715,22 @@ def _is_ime_action_key(el: UIElement) -> bool:
     in_ime = "inputmethod" in el.package or el.package == "com.android.adbkeyboard" or "keyboard" in el.package
     return rid in ("key_enter", "key_action", "enter_key", "action_key") or in_ime and bool(
         _IME_ACTION_RE.match(el.text) or _IME_ACTION_RE.match(el.content_desc))
+
+
+_COMPOSER_FIELD_RE = re.compile(r"compose|message|\bmsg|reply|chat|comment|\bsms\b|\bmms\b|\bbody\b|消息|回复|评论",
+                                re.IGNORECASE)
+_DIAL_FIELD_RE = re.compile(r"\bdigits\b|\bdial|phone ?number|拨号|号码", re.IGNORECASE)
+
+
+def _field_submit_category(el: UIElement) -> Category | None:
+    """What submitting this field does, by what the field is (its id and description): a composer sends,
+    a dial pad's number field calls."""
+    identity = _field_identity(el)
+    if _DIAL_FIELD_RE.search(identity):
+        return Category.CALL
+    if _COMPOSER_FIELD_RE.search(identity):
+        return Category.SEND
+    return None
 
 
 def _field_identity(el: UIElement) -> str:

@@ -162,3 +162,24 @@ def test_a_payment_pin_field_hand_over_says_what_it_pays_but_a_login_password_sa
     decision = GATE.check(Action.type_text("hunter2"), login, ctx)
     assert decision.rule == Rule.HANDOVER_SECRET_FIELD
     assert decision.reason.en == "This asks for a password or code. Please type it yourself; I never type or say secrets."
+
+
+@pytest.mark.parametrize(("rid", "desc", "category"), [
+    ("com.whatsapp:id/entry", "Message", Category.SEND), ("app:id/compose_text", "", Category.SEND),
+    ("app:id/reply_box", "", Category.SEND), ("com.android.dialer:id/digits", "", Category.CALL),
+    ("app:id/input", "输入消息", Category.SEND),
+])
+def test_enter_in_a_composer_or_dial_field_with_an_icon_only_button_is_judged_by_the_field(rid, desc, category):
+    from tests.core_fixtures import el, heading, screen
+
+    field = el("Please call me back", (40, 2000, 900, 2150), rid=rid, desc=desc, focused=True,
+               class_name="android.widget.EditText")
+    icon = el("", (900, 2000, 1040, 2150), rid="app:id/fab", clickable=True)  # an unlabelled send icon
+    obs = screen(heading("Anna"), field, icon)
+    decision = GATE.check(Action.press("enter"), obs, GateContext(allowed_apps=frozenset({"com.example.app"})))
+    assert decision.verdict is Verdict.CONFIRM and decision.details["category"] is category
+    note = el("Shopping list", (40, 2000, 1040, 2150), rid="app:id/note_title", focused=True,
+              class_name="android.widget.EditText")
+    plain = screen(heading("Notes"), note)
+    assert GATE.check(Action.press("enter"), plain, GateContext(allowed_apps=frozenset({"com.example.app"}))).verdict \
+        is Verdict.ALLOW
