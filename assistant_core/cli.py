@@ -34,7 +34,13 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
+from assistant_core.i18n import Text
+
 log = logging.getLogger(__name__)
+
+_OVERRIDE = Text(
+    "--allowed-apps replaces the caregiver's allowed apps for this run: {apps} (the caregiver chose: {caregiver}).",
+    "--allowed-apps 在这次运行中替换了照护人允许的应用：{apps}（照护人选择的是：{caregiver}）。")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -274,6 +280,15 @@ def _run(args: argparse.Namespace) -> int:
         allowed, allowed_source = frozenset(task.apps), f"task {task.id}"
     if allowed is None:
         allowed, allowed_source = frozenset(), "none (deny-all: no settings)"
+    elif allowed_source == "command line" and settings is not None and allowed != settings.allowed_apps:
+        # The caregiver's list is replaced for this run: said, and written to the audit log.
+        override = _OVERRIDE.format(apps=", ".join(sorted(allowed)) or "-",
+                                    caregiver=", ".join(sorted(settings.allowed_apps)) or "-")
+        notes.append(override.get(args.lang))
+        print(f"note: {override.get(args.lang)}", file=sys.stderr)
+        if history is not None:
+            history.audit("allowed_apps_override", detail={"goal": goal[:200], "allowed": sorted(allowed),
+                                                           "caregiver": sorted(settings.allowed_apps)})
     labels = dict(device.installed_apps())
     always: frozenset[Category] = settings.always_confirm if settings is not None else frozenset()
     context = GateContext(allowed_apps=allowed, always_confirm=always, app_labels=labels, lang=args.lang)

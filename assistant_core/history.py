@@ -56,6 +56,9 @@ MSG = Catalog(
                       "历史记录文件已损坏，已另存为 {name}。需要照护人重新设置助手；在此之前不允许任何操作。"),
         "newer": ("This history file was made by a newer version of PhoneBuddy (schema {found}, this version knows {known}). Update the app; the file was not changed.",
                   "这个历史记录文件来自更新版本的 PhoneBuddy（结构版本 {found}，本版本支持 {known}）。请更新应用；文件没有被修改。"),
+        "not_a_file": ("{path} is not a history file (it is a folder or a device). Choose a file name; nothing "
+                       "was changed there.",
+                       "{path} 不是历史记录文件（它是文件夹或设备）。请选择一个文件名；那里没有任何改动。"),
         "no_consent": ("Exporting runs as training data needs the user's consent, and none is on record.",
                        "把记录导出为训练数据需要用户同意，目前没有同意记录。"),
         "unknown_run": ("There is no run with id {run_id}.", "没有编号为 {run_id} 的记录。"),
@@ -254,6 +257,9 @@ class HistoryStore:
 
     def _open(self) -> sqlite_utils.Database:
         if str(self.path) != ":memory:":
+            if self.path.exists() and not self.path.is_file():
+                # A folder is never "set aside" as a damaged database: that would move the user's files.
+                raise HistoryError(MSG["not_a_file"].format(path=str(self.path)))
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             db = self._connect()

@@ -41,3 +41,16 @@ def test_a_damaged_json_cell_reads_as_empty(tmp_path, value):
     db.close()
     (step,) = HistoryStore(tmp_path / "h.db").steps(run)
     assert step.action == {} and step.timings == {} and step.thought == "Open it."
+
+
+def test_a_folder_given_as_the_history_file_is_refused_not_set_aside(tmp_path):
+    from assistant_core.history import HistoryError
+
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    (folder / "holiday.jpg").write_bytes(b"\xff\xd8 mine")
+    with pytest.raises(HistoryError) as caught:
+        HistoryStore(folder)
+    assert "not a history file" in caught.value.message.en and caught.value.message.zh
+    assert (folder / "holiday.jpg").read_bytes() == b"\xff\xd8 mine"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["photos"]

@@ -168,6 +168,8 @@ def load_config(path: str | Path, cls: type[C], **overrides: Any) -> C:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not a text file (a JSON or YAML config was expected)") from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc}") from None
     try:

@@ -107,6 +107,10 @@ def _prompt(args: argparse.Namespace) -> int:
     from assistant_core.policy.prompt import ImagePart, build_prompt
     from assistant_core.types import Observation
 
+    if not (0 < args.width <= 10_000 and 0 < args.height <= 10_000):
+        print(f"error: the screen size must be 1 to 10000 pixels a side, got {args.width}x{args.height}",
+              file=sys.stderr)
+        return 2
     obs = Observation(width=args.width, height=args.height, foreground="",
                       screenshot=Image.new("RGB", (args.width, args.height), "white"))
     try:
