@@ -49,7 +49,7 @@ def kokoro_engine(voice: str = "female"):
     """Kokoro-82M (joined from its PyPI part wheels into the session cache, hash checked) with one voice."""
     from speech.kokoro import KokoroEngine
 
-    engine = KokoroEngine(locator=locator(), voice=voice, threads=2)
+    engine = KokoroEngine(locator=locator(), voice=voice)
     engine.load()
     return engine
 

@@ -77,6 +77,13 @@ def test_male_and_female_voices_differ_and_rate_changes_length():
     assert len(fast.samples) < 0.8 * len(a.samples)
 
 
+def test_a_clause_split_off_a_reply_ends_in_a_short_silence_not_a_synthesised_pause():
+    engine = kokoro_engine("female")
+    clause = engine.synthesize("好的，", "zh").samples
+    assert not np.any(clause[-int(0.15 * SAMPLE_RATE):]) and np.max(np.abs(clause)) > 0.1
+    assert len(clause) < len(engine.synthesize("好的。", "zh").samples)
+
+
 def test_english_words_in_a_chinese_sentence_are_said_not_dropped():
     engine = kokoro_engine("female")
     phonemes = engine.phonemes("打开WiFi")
