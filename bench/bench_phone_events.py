@@ -23,23 +23,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harness.adbserver import AdbServerOwner, free_port
+from harness.adbserver import AdbServerOwner, free_port, server_pids
 from harness.devicewatch import DeviceWatcher, PhoneEventKind
 from harness.phoneworld.phone import SimPhone
 from harness.phoneworld.world import World
-
-
-def server_pids(port: int) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                argv = (entry / "cmdline").read_bytes().split(b"\0")
-            except OSError:
-                continue
-            if b"fork-server" in argv and f"tcp:{port}".encode() in argv:
-                out.append(int(entry.name))
-    return out
 
 
 def main() -> int:

@@ -102,6 +102,22 @@ def bundled_adb() -> str:
     raise FileNotFoundError("no adb binary: install adbutils (it ships one) or Debian's adb")
 
 
+def server_pids(port: int) -> list[int]:
+    """The processes serving adb on tcp:`port` (adb's `fork-server server` daemons; Linux /proc), for
+    tests, benchmarks and support checks that must see exactly one."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"fork-server" in argv and f"tcp:{port}".encode() in argv:
+            pids.append(int(entry.name))
+    return pids
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
         s.bind((host, 0))

@@ -17,23 +17,9 @@ from pathlib import Path
 import pytest
 
 from harness.adbserver import ServerProbe, free_port, probe_server
+from harness.adbserver import server_pids as adb_server_pids
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def adb_server_pids(port: int) -> list[int]:
-    """Processes that are an adb server for tcp:`port` (adb's `fork-server server` daemons)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            argv = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"fork-server" in argv and f"tcp:{port}".encode() in argv:
-            pids.append(int(entry.name))
-    return pids
 
 
 def _kill_server(port: int) -> None:

@@ -28,13 +28,20 @@ def _said(window) -> list[str]:
     return said
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_the_window_starts_the_server_finds_the_phone_and_follows_it(qtbot, user_env, lang, server_pids):
-    phone = SimPhone(World(seed=0)).start()
+def _window(qtbot, lang: str, *, shown: bool = False) -> tuple[MainWindow, list[str]]:
+    """A window with no phone yet, and the list of what it says."""
     window = MainWindow(lang=lang, services=AppServices(extra={"mirror": False}), phone=None,
                         agent=AgentChoice(AgentKind.DEMO))
     qtbot.addWidget(window)
-    said = _said(window)
+    if shown:
+        window.show()
+    return window, _said(window)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_window_starts_the_server_finds_the_phone_and_follows_it(qtbot, user_env, lang, server_pids):
+    phone = SimPhone(World(seed=0)).start()
+    window, said = _window(qtbot, lang)
     owner = AdbServerOwner(env=user_env, remembered=[phone.address])
     watch = attach_phone_watch(window, owner)
     try:
@@ -65,10 +72,7 @@ def test_the_window_starts_the_server_finds_the_phone_and_follows_it(qtbot, user
 def test_a_locked_phone_is_opened_and_the_user_asked_to_unlock_it(qtbot, user_env):
     phone = SimPhone(World(seed=0)).start()
     phone.lock_screen()
-    window = MainWindow(lang="zh", services=AppServices(extra={"mirror": False}), phone=None,
-                        agent=AgentChoice(AgentKind.DEMO))
-    qtbot.addWidget(window)
-    said = _said(window)
+    window, said = _window(qtbot, "zh")
     watch = attach_phone_watch(window, AdbServerOwner(env=user_env, remembered=[phone.address]))
     try:
         qtbot.waitUntil(lambda: STATES["locked"].zh in said, timeout=40_000)
@@ -86,10 +90,7 @@ def test_a_port_held_by_another_program_is_said_by_the_window(qtbot, user_env, s
     squatter = socket.socket()
     squatter.bind(("127.0.0.1", port))
     squatter.listen(8)  # accepts, never answers as adb
-    window = MainWindow(lang="en", services=AppServices(extra={"mirror": False}), phone=None,
-                        agent=AgentChoice(AgentKind.DEMO))
-    qtbot.addWidget(window)
-    said = _said(window)
+    window, said = _window(qtbot, "en")
     watch = attach_phone_watch(window, AdbServerOwner(env=user_env))
     try:
         expected = STATES["server_port_taken"].format(port=port).en
@@ -106,10 +107,7 @@ def test_a_phone_waiting_for_allow_is_explained_and_not_opened(qtbot, user_env):
 
     phone = SimPhone(World(seed=0)).start()
     phone.adbd.faults.auth = AuthMode.REFUSE
-    window = MainWindow(lang="zh", services=AppServices(extra={"mirror": False}), phone=None,
-                        agent=AgentChoice(AgentKind.DEMO))
-    qtbot.addWidget(window)
-    said = _said(window)
+    window, said = _window(qtbot, "zh")
     watch = attach_phone_watch(window, AdbServerOwner(env=user_env, remembered=[phone.address]))
     try:
         qtbot.waitUntil(lambda: STATES["unauthorized"].zh in said, timeout=40_000)
@@ -198,11 +196,7 @@ def test_several_phones_are_read_out_and_a_number_key_picks_one_remembered(qtbot
 
     phones = [SimPhone(World(seed=0)).start(), SimPhone(World(seed=1)).start()]
     remembered = RememberedPhones(user_env["HOME"] + "/phones.json")
-    window = MainWindow(lang="en", services=AppServices(extra={"mirror": False}), phone=None,
-                        agent=AgentChoice(AgentKind.DEMO))
-    qtbot.addWidget(window)
-    window.show()
-    said = _said(window)
+    window, said = _window(qtbot, "en", shown=True)
     owner = AdbServerOwner(env=user_env)
     client = owner.ensure()
     for phone in phones:  # both ready before the window looks (one after the other would open the first)
