@@ -181,6 +181,7 @@ class MainWindow(QMainWindow):
         self.setup_wizard: Any = None  # app.setup_wizard.SetupWizard once opened (it follows F8)
         self._voice_handler: Callable[[str], object] | None = None  # who gets the next transcript
         self._voice_lang: str | None = None  # the transcription language for it (None: the window's)
+        self._uncertain: tuple[str, Any] | None = None  # a transcript read back, waiting for "yes, that's it"
         self.bridge = ConfirmBridge(parent=self)
         self.bridge.requested.connect(self._on_confirm_requested)
         self.user_bridge = UserBridge(parent=self)
@@ -612,11 +613,36 @@ class MainWindow(QMainWindow):
         BackgroundOp(work, on_done=self._on_transcribed, on_failed=self._on_transcribe_failed, parent=self).start()
 
     def _on_transcribed(self, text: str) -> None:
+        from app.voice_answers import Heard, classify_answer
+
         self._set_state(State.WAITING if self._dialog is not None else (State.WORKING if self.is_running() else State.IDLE))
         handler, self._voice_handler, self._voice_lang = self._voice_handler, None, None
         if not text:
             self.announcer.announce(tr("heard_nothing", self.lang), Cue.ERROR)
             return
+        if self._uncertain is not None:  # this is the answer to "Did you say ...?"
+            (heard_before, its_handler), self._uncertain = self._uncertain, None
+            answer = classify_answer(text)
+            if answer is Heard.YES:
+                self._act_on_transcript(heard_before, its_handler)
+            elif answer is Heard.STOP:
+                self.stop_run()
+            elif answer is Heard.NO:
+                self.announcer.announce(tr("say_it_again", self.lang))
+            else:
+                self._uncertain = (heard_before, its_handler)
+                self.announcer.announce(tr("did_you_say", self.lang, text=heard_before), Cue.CONFIRM)
+            return
+        last = getattr(self.services.transcriber, "last", None)
+        if str(getattr(last, "status", "")) == "confirm":  # the recogniser itself is unsure: read it back first
+            self._uncertain = (text, handler)
+            self._entry(EntryKind.NOTE, tr("did_you_say", self.lang, text=text))
+            self.announcer.announce(tr("did_you_say", self.lang, text=text), Cue.CONFIRM)
+            return
+        self._act_on_transcript(text, handler)
+
+    def _act_on_transcript(self, text: str, handler: Callable[[str], object] | None) -> None:
+        """What a (sure, or confirmed) transcript does: the wizard's, an answer, a command, or a request."""
         if handler is not None:
             handler(text)
             return
@@ -652,15 +678,18 @@ class MainWindow(QMainWindow):
         self.announcer.announce(tr("error", self.lang, text=describe_failure(exc, self.lang)), Cue.ERROR)
 
     def answer_dialog_by_voice(self, text: str) -> None:
-        """A spoken answer to the open confirmation dialog (yes / no / repeat); anything else re-asks."""
-        from app.voice_answers import parse_answer
+        """A spoken answer to the open confirmation dialog (app.voice_answers): yes / no / repeat; "stop"
+        stops the run as Escape does; anything unclear is asked again in the question's own words."""
+        from app.voice_answers import Heard, classify_answer, parse_answer
 
-        answer = parse_answer(text, self.lang)
+        heard = classify_answer(text)
         self._entry(EntryKind.ANSWER, tr("answer", self.lang, text=text))
-        if answer is None:
+        if heard is Heard.STOP:
+            self.stop_run()
+        elif heard is Heard.UNCLEAR:
             self.announcer.announce(tr("confirm_not_understood", self.lang), Cue.CONFIRM)
         elif self._dialog is not None:
-            self._dialog.answer_with(answer)
+            self._dialog.answer_with(parse_answer(text, self.lang))
 
     # -- requests and the run ------------------------------------------------------------------------
 
@@ -735,6 +764,7 @@ class MainWindow(QMainWindow):
         thinking, gating, asking, about to dispatch) it checks the flag before anything else reaches
         the phone, and a question it had already queued never opens."""
         self.announcer.stop()
+        self._uncertain = None
         if self._run is None:
             return
         self._run.stop()

@@ -146,7 +146,7 @@ APP = Catalog(
         # confirmation dialog
         "confirm_title": ("Please confirm", "请确认"),
         "confirm_lead": ("Before I do this, I need your yes:", "执行之前，需要您同意："),
-        "confirm_question": ("Shall I do it? Yes or no.", "要执行吗？请回答是或否。"),
+        "confirm_question": ("Shall I go ahead? Say yes, no, or repeat.", "要继续吗？请说“确认”、“取消”或“再说一遍”。"),
         "confirm_yes": ("Yes, do it (Y)", "是，执行（Y）"),
         "confirm_yes_desc": ("Allows exactly this one action. Key Y, or Enter on this button.", "只允许这一个操作。按 Y，或在此按钮上按回车。"),
         "confirm_no": ("No (N)", "否（N）"),
@@ -161,7 +161,11 @@ APP = Catalog(
         "confirm_said_yes": ("You said yes.", "您同意了。"),
         "confirm_said_no": ("You said no. I will not do it.", "您拒绝了，我不会执行。"),
         "confirm_timeout": ("No answer, so I will not do it.", "没有回答，所以不执行。"),
-        "confirm_not_understood": ("Please say yes or no.", "请说“是”或“否”。"),
+        "confirm_not_understood": ("I didn't catch a yes or a no. Say yes, no, or repeat.",
+                                   "我没听出您是同意还是不同意。请说“确认”、“取消”或“再说一遍”。"),
+        "did_you_say": ("I'm not sure I heard you right. Did you say: {text}? Hold Space and say yes or no.",
+                        "我不确定听对了。您说的是：{text}？请按住空格键，说“确认”或“取消”。"),
+        "say_it_again": ("All right, please say it again.", "好的，请再说一遍。"),
         # PIN
         "pin_title": ("Caregiver PIN", "照护者 PIN 码"),
         "pin_label": ("PIN", "PIN 码"),
