@@ -305,7 +305,7 @@ def _zh_date(m: re.Match[str], lang: Lang) -> str:
 
 
 def _time(m: re.Match[str], lang: Lang) -> str:
-    hour, minute = int(m["h"]), int(m["min"])
+    hour, minute = int(m["h"]), int(m["min"] or 0)
     if hour > 24 or minute > 59:
         return m[0]
     text = time_words(hour, minute, (m["ampm"] or "").lower() + ("m" if m["ampm"] else ""), lang)
@@ -401,6 +401,10 @@ RULES: tuple[Rule, ...] = (
     (re.compile(_D + r"(?P<y>\d{4})\s*年"), _zh_year),
     # 7:30, 19:05:10, 7:30 pm
     (re.compile(_D + r"(?P<h>\d{1,2})[:：](?P<min>\d{2})(?:[:：](?P<sec>\d{2}))?" + _E + _AMPM + "?"), _time),
+    # 3.30 pm (British; also how Whisper writes a time it hears): a dot only with am/pm after it
+    (re.compile(_D + r"(?P<h>\d{1,2})\.(?P<min>[0-5]\d)(?P<sec>)" + _E + _AMPM), _time),
+    # 7 am, 7pm
+    (re.compile(_D + r"(?P<h>1[0-2]|0?[1-9])(?P<min>)(?P<sec>)" + _E + _AMPM), _time),
     # $12.50, ¥200, RMB 30, US$5
     (re.compile(r"(?P<cur>US\$|\$|€|£|¥|￥|(?<![A-Za-z])(?:RMB|CNY|USD|EUR)(?![A-Za-z]))\s?(?P<amt>" + _NUM + ")" + _E
                 + r"(?:\s*元)?"), _money_prefix),
