@@ -101,3 +101,10 @@ def test_the_remote_backend_with_the_token_works(served, stream):
                           max_pixels=TEST_MAX_PIXELS)
     proposal = policy.propose("Open it", phone_observation())
     assert proposal.action.x == 540 and model.calls == 1
+
+
+def test_the_token_can_come_from_the_environment(served, monkeypatch):
+    server, model = served
+    monkeypatch.setenv("PHONEBUDDY_API_KEY", server.token)
+    policy = RemotePolicy(server.url, profile="phonebuddy-4b", max_pixels=TEST_MAX_PIXELS)
+    assert policy.propose("Open it", phone_observation()).action.x == 540 and model.calls == 1

@@ -156,7 +156,7 @@ def _serve(args: argparse.Namespace) -> int:
             return 1
         print(f"access token written to {args.token_file}", file=sys.stderr)
     else:
-        print(f"access token (give it as the API key): {server.token}", file=sys.stderr)
+        print(f"access token (give it as the API key, e.g. PHONEBUDDY_API_KEY): {server.token}", file=sys.stderr)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

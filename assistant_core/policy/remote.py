@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import socket
 import threading
 import time
@@ -48,6 +49,7 @@ log = logging.getLogger(__name__)
 
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 REDIRECT_STATUS = frozenset({301, 302, 303, 307, 308})
+API_KEY_ENV = "PHONEBUDDY_API_KEY"
 MAX_REDIRECTS = 3
 DEFAULT_DEADLINE_S = 180.0
 DEFAULT_MAX_REPLY_BYTES = 8 * 1024 * 1024
@@ -166,7 +168,9 @@ class RemotePolicy:
         self.base_url = base_url
         self.profile = get_profile(profile)
         self._model = model
-        self.api_key = api_key
+        # `phonebuddy policy serve` needs its per-launch token: callers without a key field (the app,
+        # `phonebuddy run --policy remote:URL`, `train eval`) take it from PHONEBUDDY_API_KEY.
+        self.api_key = api_key if api_key is not None else (os.environ.get(API_KEY_ENV) or None)
         self.timeout = (connect_timeout, read_timeout)
         self.retries = max(0, retries)
         self.backoff_s = backoff_s
