@@ -92,6 +92,8 @@ def open_caregiver_settings(window: MainWindow) -> bool:
         return False
     store = SettingsStore(history)
     loaded = store.load()
+    if loaded.tampered:  # changed outside the app: the caregiver hears it before checking and saving again
+        window.announcer.announce(loaded.problems[-1].get(window.lang))
     installed = window.phone.device.installed_apps() if window.phone is not None else {}
     voices = window.services.extra.get("voices", ())
     dialog = CaregiverSettingsDialog(loaded.settings, window.agent, installed, lang=window.lang, voices=voices,

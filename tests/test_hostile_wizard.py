@@ -95,3 +95,34 @@ def test_before_any_pin_the_first_run_sets_the_server_without_asking(qtbot):
     page.server.setText(TRUSTED)
     page.use_server.click()
     assert window.pin_dialog is None and load_agent(history).server_address == TRUSTED
+
+
+def test_the_caregiver_is_told_when_the_settings_were_changed_outside_the_app(qtbot):
+    import json
+
+    from app.settings_flow import open_caregiver_settings
+    from assistant_core.settings import SETTINGS_KEY, CaregiverSettings, SettingsStore
+
+    history = HistoryStore.in_memory()
+    SettingsStore(history).save(CaregiverSettings(allowed_apps=frozenset({"com.android.settings"})))
+    PinGuard(history).set_pin("2468", n=2**10)
+    record = json.loads(history.get_setting(SETTINGS_KEY))
+    record["allowed_apps"] = ["com.phoneworld.wallet"]
+    history.put_setting(SETTINGS_KEY, json.dumps(record))  # written around the app
+    history.set_allowed_apps({"com.phoneworld.wallet": "Wallet"})
+    window = make_window(qtbot, history=history)
+    window.pin_dialog = window.settings_dialog = None
+
+    def cancel_settings():
+        dialog = window.settings_dialog
+        if dialog is None or not dialog.isVisible():
+            QTimer.singleShot(20, cancel_settings)
+            return
+        dialog.reject()
+
+    _answer_pin_when_shown(window, "2468")
+    QTimer.singleShot(50, cancel_settings)
+    assert open_caregiver_settings(window) is False
+    spoken = [a.text for a in window.announcer.log]
+    assert any("changed outside the app" in text for text in spoken)
+    assert SettingsStore(history).load().settings.allowed_apps == frozenset()  # not used meanwhile
