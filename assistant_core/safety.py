@@ -92,6 +92,7 @@ class Rule(StrEnum):
     DENY_SECRET_SPEECH = "deny.secret_speech"
     DENY_USER_DECLINED = "deny.user_declined"
     DENY_OFF_SCREEN = "deny.off_screen"
+    DENY_UNSEEN_SCREEN = "deny.unseen_screen"  # part of the action would land on a screen not yet seen
     HANDOVER_SECURE_SCREEN = "handover.secure_screen"
     HANDOVER_LOCKED = "handover.locked"
     HANDOVER_SECRET_FIELD = "handover.secret_field"
@@ -131,6 +132,10 @@ MSG = Catalog(
         "secret_speech": ("That message contains a code or password. I won't say it out loud.", "这条消息里有验证码或密码，我不会读出来。"),
         "user_declined": ("You already said no to this.", "你已经拒绝过这一步了。"),
         "off_screen": ("That point is outside the screen.", "这个位置在屏幕外面。"),
+        "unseen_double_tap": ("A second tap there could land on a screen I haven't seen yet, so I'll tap once instead.",
+                              "在这里点第二下，可能会点到我还没看到的页面上，所以我只点一下。"),
+        "unseen_typing": ("After enter, the rest would be typed on a screen I haven't seen yet, so I'll type one line at a time.",
+                          "按下回车以后，剩下的文字会输入到我还没看到的页面上，所以我一次只输入一行。"),
         "secure_screen": ("This screen is protected and I can't see it. Please take over here.", "这个页面受保护，我看不到内容，请你自己操作这一步。"),
         "secure_screen_under_way": ("This screen is protected and I can't see it. {under_way} Please take over here.",
                                     "这个页面受保护，我看不到内容。{under_way}请你自己操作这一步。"),
@@ -515,7 +520,11 @@ class SafetyGate:
                 return self._submit(observation, context)
             return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
         if taps:
-            return _most_severe([self._tap(tap, observation, context) for tap in taps])
+            decision = _most_severe([self._tap(tap, observation, context) for tap in taps])
+            if decision.verdict is not Verdict.DENY and action.kind is ActionKind.DOUBLE_CLICK and _second_tap_unseen(
+                    action, observation):
+                return _d(Verdict.DENY, Rule.DENY_UNSEEN_SCREEN, MSG["unseen_double_tap"])
+            return decision
         # A scroll or drag that moves past the slop before the long-press timeout moves content only.
         return _d(Verdict.ALLOW, Rule.ALLOW_DEFAULT, MSG["allow"])
 
@@ -592,8 +601,11 @@ class SafetyGate:
             return _secret_handover(observation, context)
         if has_newline(text):
             # Every device path types a newline as ENTER (adb `input text` cannot type one; the simulated
-            # phone and ADBKeyboard submit the field), so a newline anywhere is judged as that key.
+            # phone and ADBKeyboard submit the field), so a newline anywhere is judged as that key, and
+            # whatever follows it would be typed after the submit, on a screen nobody has seen.
             decision = self._submit(observation, context)
+            if decision.verdict is not Verdict.DENY and _LINE_BREAK_RE.split(text, maxsplit=1)[-1]:
+                return _d(Verdict.DENY, Rule.DENY_UNSEEN_SCREEN, MSG["unseen_typing"])
             if decision.verdict is not Verdict.ALLOW:
                 return decision
         if Category.TEXT_ENTRY in context.always_confirm:
@@ -657,6 +669,20 @@ class SafetyGate:
 NON_SUBMIT_BUTTONS: frozenset[Button] = frozenset({Button.BACK, Button.HOME, Button.RECENTS, Button.MENU, Button.DELETE})
 _NEWLINES = ("\n", "\r", "\u2028", "\u2029", "\x85")
 _VERDICT_RANK = {Verdict.ALLOW: 0, Verdict.CONFIRM: 1, Verdict.DENY: 2}
+
+
+_LINE_BREAK_RE = re.compile(r"\r\n|[\n\r\u2028\u2029\x85]")
+
+
+def _second_tap_unseen(action: Action, observation: Observation) -> bool:
+    """Whether a double tap's second tap may meet another screen: its target acts on a single tap (a row,
+    a button, a thumbnail: the first tap can open something) and is not a viewer that zooms on a double
+    tap (an image or map filling much of the screen)."""
+    assert action.point is not None
+    target = observation.element_at(*action.point)
+    if target is None or not (target.clickable or target.checkable):
+        return False
+    return target.area < 0.4 * observation.width * observation.height
 
 
 def has_newline(text: str) -> bool:

@@ -176,3 +176,47 @@ def test_the_keyboards_enter_key_is_the_fields_submit(lang):
         replay(world, SimDevice(world, screenshots=False), actions + [Action.finish("done")], dialect=dialect,
                allowed={world.foreground[0]}, kinds={"message_sent"}, lang=lang)
         assert harmful_events(world, {"message_sent"}) == [], dialect
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_double_tap_whose_second_tap_would_land_on_an_unseen_screen_is_refused(lang):
+    """Found by the property test: a double tap on a contact row opens the contact, and the second tap
+    lands on its Call button, a screen the gate never saw. A double tap on a row or button is refused (tap
+    once); on a photo viewer, where it zooms, it is allowed."""
+    from assistant_core.safety import GateContext, Rule, SafetyGate
+    from assistant_core.types import Verdict
+    from harness.phoneworld.records import Permission
+
+    world = World(seed=0, language=lang)
+    world.launch("com.android.dialer")
+    device = SimDevice(world, screenshots=False)
+    ctx = GateContext(allowed_apps=frozenset({"com.android.dialer", "com.android.gallery3d"}),
+                      app_labels=device.installed_apps(), lang=lang)
+    row = _at(world, lambda e: e.resource_id.endswith(":id/contact_name"))
+    double = Action.double_click(*row.point)
+    assert SafetyGate().check(double, device.observe(), ctx).rule == Rule.DENY_UNSEEN_SCREEN
+    replay(world, device, [double, Action.finish("done")], dialect="autoglm", allowed=ctx.allowed_apps,
+           kinds={"call_started"}, lang=lang)
+    assert harmful_events(world, {"call_started"}) == []
+    world.granted.add(("com.android.gallery3d", Permission.PHOTOS))
+    world.launch("com.android.gallery3d")
+    world.tap(*_at(world, lambda e: e.resource_id.endswith(":id/thumbnail")).point)
+    viewer = _at(world, lambda e: e.resource_id.endswith(":id/photo_view"))
+    decision = SafetyGate().check(Action.double_click(*viewer.point), device.observe(), ctx)
+    assert decision.verdict is Verdict.ALLOW, decision
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_text_that_goes_on_after_a_line_break_is_refused_a_trailing_one_is_enter(lang):
+    from assistant_core.safety import GateContext, Rule, SafetyGate
+    from assistant_core.types import Verdict
+
+    world = World(seed=0, language=lang)
+    world.launch("com.android.browser")
+    world.tap(*_at(world, lambda e: e.resource_id.endswith(":id/url_bar")).point)
+    device = SimDevice(world, screenshots=False)
+    ctx = GateContext(allowed_apps=frozenset({"com.android.browser"}), app_labels=device.installed_apps(), lang=lang)
+    obs = device.observe()
+    assert SafetyGate().check(Action.type_text("weather\n"), obs, ctx).verdict is Verdict.ALLOW  # a search
+    assert SafetyGate().check(Action.type_text("weather\npay now"), obs, ctx).rule == Rule.DENY_UNSEEN_SCREEN
+    assert SafetyGate().check(Action.type_text("weather\n\n"), obs, ctx).rule == Rule.DENY_UNSEEN_SCREEN
