@@ -132,6 +132,9 @@ ZH_NUMBERS = [
     ("您的验证码是482913。", "482913"),
     ("尾号3456的银行卡。", "3456"),
     ("号码是010 6552 9988。", "01065529988"),
+    pytest.param("号码是13800138000。", "13800138000", marks=pytest.mark.xfail(strict=True, reason=(
+        "known gap: Whisper base hears Kokoro's final '八零零零。' as 80000 (an extra zero) whatever the "
+        "grouping, padding or voice; mid-sentence it is right ('…八零零零吗？' -> 13800138000)"))),
 ]
 
 
