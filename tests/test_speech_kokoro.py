@@ -206,3 +206,28 @@ def test_without_any_chinese_voice_espeak_reads_chinese_and_says_so_in_chinese(t
     plans = router.plan("正在打开设置。")
     assert [p.lang for p in plans] == ["zh", "zh"] and all(isinstance(p.engine, EspeakEngine) for p in plans)
     assert plans[0].text.startswith("没有安装中文语音")
+
+
+def test_first_run_download_from_the_hub_with_progress(tmp_path, monkeypatch):
+    # A user without the part wheels: the model and a voice we do not ship come from the hub (served
+    # here by the same small fake hub the other download tests use), with progress, then offline.
+    import huggingface_hub.constants as hub_constants
+    from test_speech_download import FakeHub
+
+    monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", False)
+    files = {"onnx/model_quantized.onnx": bytes(range(256)) * 5_000, "voices/zf_xiaoyi.bin": bytes(522_240)}
+    hub = FakeHub(files)
+    seen = []
+    try:
+        loc = ModelLocator(cache_dir=tmp_path, allow_download=True, use_wheels=False, endpoint=hub.url,
+                           progress=seen.append)
+        got = loc.kokoro("zf_xiaoyi")
+    finally:
+        hub.close()
+    assert got.model == tmp_path / "kokoro" / "model_quantized.onnx"
+    assert got.model.read_bytes() == files["onnx/model_quantized.onnx"]
+    assert got.voice == tmp_path / "kokoro" / "voices" / "zf_xiaoyi.bin"
+    assert seen and seen[-1].done_bytes == seen[-1].total_bytes
+    assert {p.name for p in seen} == {"Kokoro-82M", "zf_xiaoyi"}
+    again = ModelLocator(cache_dir=tmp_path, use_wheels=False).kokoro("zf_xiaoyi")  # no hub needed now
+    assert again == got
