@@ -76,6 +76,16 @@ class AsrSettings:
     confirm_below: float = 0.5
     repeat_below: float = 0.2
     max_new_tokens: int = 96
+    # Against Whisper's decoding loops (it restarts the phrase it has just said): no run of this many
+    # tokens may come out twice, in the beam search itself. 6 tokens is more than any legitimate
+    # repeat in a command ("bye bye", "5 5 5", "谢谢谢谢") and less than any restarted phrase.
+    no_repeat_ngram_size: int = 6
+    # faster-whisper's own thresholds (its defaults, stated here so they are ours): a segment whose text
+    # compresses more than this is a loop, one whose mean log-probability is lower is unreliable, one
+    # whose no-speech probability is higher (and log-probability low) is silence.
+    compression_ratio_threshold: float = 2.4
+    log_prob_threshold: float = -1.0
+    no_speech_threshold: float = 0.6
     vad_filter: bool = True
     short_window: bool = True
     short_window_max_s: float = 12.0
@@ -261,6 +271,35 @@ def _repetitive(squashed: str) -> bool:
     return bool(_LOOP.search(squashed))
 
 
+_SENTENCE_END = re.compile(r"[.!?。！？]\s*$")
+
+
+def _zh_cut(text: str, size: int) -> int:
+    """The index in `text` just after its `size`-th character that is not punctuation."""
+    seen = 0
+    for i, ch in enumerate(text):
+        if not _PUNCT.fullmatch(ch):
+            seen += 1
+            if seen == size:
+                return i + 1
+    return len(text)
+
+
+def _ends_sentence(text: str, keep: Sequence[str], size: int, language: str) -> bool:
+    if language == "zh":
+        cut = _zh_cut(text, size)
+        return bool(re.match(r"\s*[。！？.!?]", text[cut:]))
+    return bool(_SENTENCE_END.search(keep[size - 1]))
+
+
+def _first_sentences(text: str, keep: Sequence[str], size: int, language: str) -> str:
+    if language == "zh":
+        cut = _zh_cut(text, size)
+        end = re.match(r"\s*[。！？.!?]", text[cut:])
+        return text[: cut + (end.end() if end else 0)].strip()
+    return " ".join(keep[:size])
+
+
 def collapse_repeats(text: str, language: str, *, truncated: bool = False) -> str:
     """'Open J2 Open J2' -> 'Open J2', and 'A. B. A. B. A. B' -> 'A. B.': Whisper sometimes restarts the
     phrase it has just finished (more often with a short window) until the token limit cuts it off.
@@ -269,7 +308,9 @@ def collapse_repeats(text: str, language: str, *, truncated: bool = False) -> st
     "bye bye", "妈妈", "谢谢" stay as they are.
 
     `truncated`: the decode stopped at its token budget (a loop is the only way to get there), so one full
-    phrase followed by a cut-off restart covering at least half of it is a loop too."""
+    phrase followed by a cut-off restart covering at least half of it is a loop too. Without it, a restart
+    still counts when the phrase ends a sentence, is long (6+ words / 8+ characters) and the restart repeats
+    at least 60% of it word for word ("… for you. Airplane mode is now on. I open the settings for")."""
     if language == "zh":
         keep = [c for c in text if not _PUNCT.fullmatch(c)]
         units = keep
@@ -278,13 +319,17 @@ def collapse_repeats(text: str, language: str, *, truncated: bool = False) -> st
         units = [normalize(w) for w in keep]
     n = len(units)
     # A cut-off restart is shorter than the phrase, so the phrase may be up to two thirds of the text.
-    for size in range(2 if language != "zh" else 3, (2 * n) // 3 + 1 if truncated else n // 2 + 1):
+    for size in range(2 if language != "zh" else 3, (2 * n) // 3 + 1 if truncated else int(n / 1.6) + 1):
         unit = units[:size]
         if units[size : 2 * size] != unit:
             rest = units[size:]
-            if truncated and max(2, (size + 1) // 2) <= len(rest) < size and rest[:-1] == unit[: len(rest) - 1] \
-                    and unit[len(rest) - 1].startswith(rest[-1]):
+            restarted = bool(rest) and len(rest) < size and rest[:-1] == unit[: len(rest) - 1] \
+                and unit[len(rest) - 1].startswith(rest[-1])
+            if restarted and truncated and len(rest) >= max(2, (size + 1) // 2):
                 return "".join(keep[:size]) if language == "zh" else " ".join(keep[:size]).rstrip(",;")
+            long_enough = size >= (8 if language == "zh" else 6)
+            if restarted and long_enough and len(rest) >= math.ceil(0.6 * size) and _ends_sentence(text, keep, size, language):
+                return _first_sentences(text, keep, size, language)
             continue
         rest = units[2 * size :]
         expected = (unit * (len(rest) // size + 1))[: len(rest)]
@@ -495,6 +540,7 @@ class FasterWhisperTranscriber:
             max_length=len(prompt) + budget,
             return_scores=True,
             return_no_speech_prob=True,
+            no_repeat_ngram_size=self.settings.no_repeat_ngram_size,
             suppress_blank=True,
             suppress_tokens=list(get_suppressed_tokens(tokenizer, [-1])),
         )[0]
@@ -516,7 +562,11 @@ class FasterWhisperTranscriber:
             language=language,
             beam_size=self.settings.beam_size,
             temperature=0.0,  # no fallback sampling: on a short command it invents text and costs seconds
-            condition_on_previous_text=False,
+            condition_on_previous_text=False,  # a loop in one segment must not be fed to the next
+            compression_ratio_threshold=self.settings.compression_ratio_threshold,
+            log_prob_threshold=self.settings.log_prob_threshold,
+            no_speech_threshold=self.settings.no_speech_threshold,
+            no_repeat_ngram_size=self.settings.no_repeat_ngram_size,
             initial_prompt=self.settings.zh_prompt if language == "zh" else None,
             hotwords=" ".join(hotwords) if hotwords else None,
             vad_filter=False,  # already trimmed by speech_region()

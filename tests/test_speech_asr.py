@@ -156,8 +156,11 @@ def test_repeated_phrase_is_collapsed():
     # A decode cut off by its token budget while restarting the phrase is a loop as well...
     looped = "Airplane mode is now on. I open the settings for you. Airplane mode is now on. I open the settings for"
     assert collapse_repeats(looped, "en", truncated=True) == "Airplane mode is now on. I open the settings for you."
-    # ...but only when the budget was hit: the same words in a complete decode are left alone.
-    assert collapse_repeats(looped, "en") == looped
+    # ...and so is a complete decode that restarts a long sentence and repeats most of it: measured on this
+    # machine, Whisper base stopped by itself (26 tokens of a 49-token budget) after "...settings for".
+    assert collapse_repeats(looped, "en") == "Airplane mode is now on. I open the settings for you."
+    # A short phrase said again in part is left alone when the decode was complete.
+    assert collapse_repeats("Call Sophie Tang. Call Sophie", "en") == "Call Sophie Tang. Call Sophie"
     assert collapse_repeats("给妈妈", "zh") == "给妈妈" and collapse_repeats("妈妈", "zh") == "妈妈"
     assert collapse_repeats("Bye bye", "en") == "Bye bye"
     looped = "Airplane mode is now on. I open the settings for you. Airplane mode is now on. I open the settings for you. Airplane mod"
