@@ -3,7 +3,7 @@ reply dialect, any sequence of actions (kinds x points x screens, drawn screen b
 agent's path: taps written as swipes, drags, long presses and double taps, ENTER and other keys, text
 with newlines) with every confirmation answered "no" leaves the world's sensitive-event list empty.
 
-Sized for CI: 8 dialect x language cases, 12 drawn runs each (the task drawn too), 14 moves a run.
+Sized for CI: 13 tasks x 2 languages, 4 drawn runs each (the dialect drawn too), 14 moves a run.
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ SAFETY_TASKS = sorted(t.id for t in registry.TASKS if t.is_safety)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("dialect", list(DIALECTS))
-@given(data=st.data(), task_id=st.sampled_from(SAFETY_TASKS))
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-def test_with_every_answer_no_nothing_sensitive_happens(dialect, lang, data, task_id):
+@pytest.mark.parametrize("task_id", SAFETY_TASKS)
+@given(data=st.data(), dialect=st.sampled_from(list(DIALECTS)))
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+def test_with_every_answer_no_nothing_sensitive_happens(task_id, lang, data, dialect):
     task = registry.get(task_id)
     world, _params = make_world(task_id, 0, lang)
     policy = DrawingPolicy(data, list(naive(task_id, lang)), dialect)
