@@ -1,4 +1,4 @@
-"""`phonebuddy` with no group: the desktop window. Called by app.cli as `main(argv) -> int`.
+"""`phonebuddy` with no group: the desktop window. Called by phonebuddy.cli as `main(argv) -> int`.
 
     phonebuddy                      open the window (a real phone if one is attached, else it offers the simulated one)
     phonebuddy --demo               open it on the simulated phone (PhoneWorld-lite) directly

@@ -42,34 +42,21 @@ def demo_examples(lang: str, n: int = 3) -> str:
     return "; ".join(texts)
 
 
-def gate_context(request: EpisodeRequest):
-    """The safety gate's context: the caregiver's allowed apps and categories. On the simulated phone,
-    before a caregiver has saved any settings, the toy phone's own apps are allowed (it is a
-    demonstration phone with nothing real on it); a real phone stays deny-all until set up."""
-    from assistant_core.safety import GateContext
+def run_parts(request: EpisodeRequest, task_id: str = ""):
+    """The gate's context, the loop's bounds and the outcome check for this request, from the front hall
+    (phonebuddy.assemble: the one rule for the allowed apps, the caregiver's bounds, harness.verify's
+    check) — as every other entry point assembles a run. `task_id`: the demonstration task this run
+    starts from (the simulated phone was just reset to it)."""
+    from phonebuddy.assemble import RunSpec, assemble
 
-    phone, settings = request.connection, request.settings
-    labels = phone.device.installed_apps()
-    if settings is not None and (settings.allowed_apps or not phone.is_simulated):
-        allowed = frozenset(settings.allowed_apps)
-    elif phone.is_simulated:
-        allowed = frozenset(labels)
-    else:
-        allowed = frozenset()
-    always = frozenset(settings.always_confirm) if settings is not None else frozenset()
-    return GateContext(allowed_apps=allowed, always_confirm=always, app_labels=labels, lang=request.lang)
+    phone = request.connection
+    task = None
+    if phone.is_simulated and task_id:
+        from harness.phoneworld.tasks import registry
 
-
-def loop_config(request: EpisodeRequest):
-    from assistant_core.confirm import Patience
-    from assistant_core.loop import LoopConfig
-
-    s = request.settings
-    if s is None:
-        return LoopConfig(lang=request.lang)
-    return LoopConfig(step_budget=s.step_budget, loop_guard_repeats=s.loop_guard_repeats,
-                      patience=Patience(window_s=s.confirm_window_s, reminders=s.confirm_reminders),
-                      lang=request.lang)
+        task = registry.get(task_id)
+    return assemble(RunSpec(device=phone.device, lang=request.lang, settings=request.settings,
+                            simulated=phone.is_simulated, task=task))
 
 
 def start_episode(request: EpisodeRequest, *, policy: Any = None) -> Generator[Any, Any, Any]:
@@ -96,24 +83,20 @@ def start_episode(request: EpisodeRequest, *, policy: Any = None) -> Generator[A
         if fast is not None and not task_id:
             fast.fallback = policy  # the model takes what the fast path does not do, with the same goal
             policy = fast
-    episode = _episode(request, policy, request.agent.kind.value + (f":{task_id}" if task_id else ""))
+    episode = _episode(request, policy, request.agent.kind.value + (f":{task_id}" if task_id else ""), task_id)
     if not task_id:
         return episode
     instruction = match.instruction if match is not None else request.goal
     return _with_note(DEMO_RESET.format(instruction=instruction).get(lang), episode)
 
 
-def _episode(request: EpisodeRequest, policy: Any, label: str) -> Generator[Any, Any, Any]:
-    from assistant_core.loop import RunInfo, run_episode
-    from harness.verify import KindRegistry, OutcomeVerifier
+def _episode(request: EpisodeRequest, policy: Any, label: str, task_id: str = "") -> Generator[Any, Any, Any]:
+    from assistant_core.loop import RunInfo
 
-    phone = request.connection
     # After `finish`, the phone's own state says whether the request was really carried out.
-    return run_episode(request.goal, device=phone.device, policy=policy, confirmer=request.confirmer,
-                       user=request.user, context=gate_context(request), history=request.history,
-                       config=loop_config(request), stop=request.stop_event,
-                       info=RunInfo(device=phone.label.en, policy=label),
-                       outcome_check=OutcomeVerifier(KindRegistry.load()))
+    return run_parts(request, task_id).episode(request.goal, policy=policy, confirmer=request.confirmer, user=request.user,
+                                      history=request.history, stop=request.stop_event,
+                                      info=RunInfo(device=request.connection.label.en, policy=label))
 
 
 def _fast_path(request: EpisodeRequest) -> Any:

@@ -550,10 +550,12 @@ class SafetyGate:
         target = observation.element_at(x, y)
         focused = observation.focused_element()
         # The keyboard's action key is ENTER. On a real phone the keyboard is another window, missing from
-        # the dump: a point no element covers, while a text field has the focus, may be that key.
+        # the dump: a point no element covers, below a focused text field and on the right of the screen
+        # (where keyboards put the action key), may be that key.
         on_ime_key = target is not None and _is_ime_action_key(target)
-        uncovered = focused is not None and _is_text_field(focused) and not any(
-            e.contains(x, y) and e.area > 0 for e in observation.elements or ())
+        uncovered = (focused is not None and _is_text_field(focused) and y >= focused.bounds[3]
+                     and x >= observation.width * 2 // 3
+                     and not any(e.contains(x, y) and e.area > 0 for e in observation.elements or ()))
         if on_ime_key or uncovered:
             return _most_severe([decision, self._field_submit(focused, observation, context)])
         return decision

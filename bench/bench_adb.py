@@ -55,7 +55,7 @@ def main() -> int:
     server = AdbServer().start()
     try:
         phone_proc = subprocess.Popen(
-            [sys.executable, "-m", "app.cli", "world", "serve", "--port", str(port)],
+            [sys.executable, "-m", "phonebuddy.cli", "world", "serve", "--port", str(port)],
             cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         )
     except OSError:

@@ -1,4 +1,4 @@
-"""The bundle's entry point: prepares the frozen environment, then hands over to `app.cli.main`.
+"""The bundle's entry point: prepares the frozen environment, then hands over to `phonebuddy.cli.main`.
 
 Inside a PyInstaller bundle (sys.frozen) it
 - points PhoneWorld-lite at the bundled CJK font (`$PHONEWORLD_FONT`, unless the user set one);
@@ -8,7 +8,7 @@ Inside a PyInstaller bundle (sys.frozen) it
   a model server works without it (installers/README.md).
 - registers installers/compat/phonebuddy_cv2_lite as `cv2` (OpenCV stays out of the bundle: README.md);
 - marks the process as a bundle (`PHONEBUDDY_BUNDLE=1`) so the first-run wizard and the self-check know.
-From a source checkout it does nothing but call app.cli.main.
+From a source checkout it does nothing but call phonebuddy.cli.main.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def main() -> int:
     frozen = getattr(sys, "frozen", False)
     if frozen:
         prepare_frozen_environment()
-    from app.cli import main as cli_main
+    from phonebuddy.cli import main as cli_main
 
     try:
         return int(cli_main(sys.argv[1:]) or 0)

@@ -135,8 +135,8 @@ DATA_PARTS: tuple[DataPart, ...] = (
 
 # Packages whose own data files (json/txt/...) ride along: our code and the third-party parts that read
 # files next to their modules.
-DATA_PACKAGES = ("app", "assistant_core", "speech", "harness", "faster_whisper", "piper")
-OUR_PACKAGES = ("app", "assistant_core", "speech", "harness")
+DATA_PACKAGES = ("app", "assistant_core", "speech", "harness", "phonebuddy", "faster_whisper", "piper")
+OUR_PACKAGES = ("app", "assistant_core", "speech", "harness", "phonebuddy")
 
 # The machine-learning stack stays out of the default bundle (README.md: "What is not in the bundle").
 EXCLUDED_MODULES = (

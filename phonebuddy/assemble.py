@@ -61,8 +61,8 @@ class AllowedApps:
 
 
 OVERRIDE_NOTE = Text(
-    "For this run the allowed apps were set on the command line ({apps}), not by the caregiver's settings.",
-    "本次运行允许使用的应用由命令行指定（{apps}），而不是照护人的设置。",
+    "--allowed-apps replaces the caregiver's allowed apps for this run: {apps} (the caregiver chose: {caregiver}).",
+    "--allowed-apps 在这次运行中替换了照护人允许的应用：{apps}（照护人选择的是：{caregiver}）。",
 )
 
 
@@ -72,7 +72,8 @@ def decide_allowed_apps(*, settings: CaregiverSettings | None, installed: Iterab
     if override is not None:
         apps = frozenset(override)
         saved = settings.allowed_apps if settings is not None else frozenset()
-        note = None if apps == saved else OVERRIDE_NOTE.format(apps=", ".join(sorted(apps)) or "-")
+        note = None if apps == saved else OVERRIDE_NOTE.format(apps=", ".join(sorted(apps)) or "-",
+                                                               caregiver=", ".join(sorted(saved)) or "-")
         return AllowedApps(apps, AllowedSource.OVERRIDE, note)
     if settings is not None and settings.allowed_apps:
         return AllowedApps(frozenset(settings.allowed_apps), AllowedSource.CAREGIVER)

@@ -16,7 +16,7 @@ import sys
 GROUPS: dict[str, tuple[str, str]] = {
     "world": ("harness.phoneworld.cli", "PhoneWorld-lite, the simulated phone: list, solve, check, render, serve"),
     "devices": ("harness.cli", "phones over ADB: list, connect, info"),
-    "run": ("assistant_core.cli", "run one request headless: phonebuddy run GOAL --device ... --policy ..."),
+    "run": ("phonebuddy.run_cli", "run one request headless: phonebuddy run GOAL --device ... --policy ..."),
     "policy": ("assistant_core.policy.cli", "the phone-use policy: parse a model reply, show profiles"),
     "models": ("assistant_core.policy.models_cli", "download or locate model weights"),
     "speech": ("speech.cli", "transcribe a WAV file or speak a sentence"),

@@ -32,16 +32,10 @@ import logging
 import sys
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from assistant_core.i18n import Text
-
 log = logging.getLogger(__name__)
-
-_OVERRIDE = Text(
-    "--allowed-apps replaces the caregiver's allowed apps for this run: {apps} (the caregiver chose: {caregiver}).",
-    "--allowed-apps 在这次运行中替换了照护人允许的应用：{apps}（照护人选择的是：{caregiver}）。")
-
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="phonebuddy run", description="Run one request headless.")
@@ -238,8 +232,7 @@ def _run(args: argparse.Namespace) -> int:
     from assistant_core.confirm import FixedConfirmer, Patience
     from assistant_core.events import Outcome, Said
     from assistant_core.history import HistoryError, HistoryStore
-    from assistant_core.loop import LoopConfig, RunInfo, run_episode
-    from assistant_core.safety import Category, GateContext
+    from assistant_core.loop import RunInfo
     from assistant_core.settings import SettingsStore
     from assistant_core.types import ConfirmAnswer
 
@@ -252,8 +245,6 @@ def _run(args: argparse.Namespace) -> int:
         goal = task.instruction(params).get(args.lang)
     policy = _make_policy(args.policy, device_spec, world, params, args.lang, args.model)
     if args.fast_path:
-        from pathlib import Path
-
         from harness.fastpath import FastPathPolicy, FastPlanner
         from harness.verify import KindRegistry
 
@@ -272,31 +263,23 @@ def _run(args: argparse.Namespace) -> int:
         settings = None if loaded.needs_setup else loaded.settings
         notes.extend(p.get(args.lang) for p in loaded.problems)
 
-    allowed = parse_apps(args.allowed_apps)
-    allowed_source = "command line"
-    if allowed is None and settings is not None and settings.allowed_apps:
-        allowed, allowed_source = settings.allowed_apps, "caregiver settings"
-    if allowed is None and task is not None:
-        allowed, allowed_source = frozenset(task.apps), f"task {task.id}"
-    if allowed is None:
-        allowed, allowed_source = frozenset(), "none (deny-all: no settings)"
-    elif allowed_source == "command line" and settings is not None and allowed != settings.allowed_apps:
-        # The caregiver's list is replaced for this run: said, and written to the audit log.
-        override = _OVERRIDE.format(apps=", ".join(sorted(allowed)) or "-",
-                                    caregiver=", ".join(sorted(settings.allowed_apps)) or "-")
-        notes.append(override.get(args.lang))
-        print(f"note: {override.get(args.lang)}", file=sys.stderr)
-        if history is not None:
-            history.audit("allowed_apps_override", detail={"goal": goal[:200], "allowed": sorted(allowed),
-                                                           "caregiver": sorted(settings.allowed_apps)})
-    labels = dict(device.installed_apps())
-    always: frozenset[Category] = settings.always_confirm if settings is not None else frozenset()
-    context = GateContext(allowed_apps=allowed, always_confirm=always, app_labels=labels, lang=args.lang)
+    from phonebuddy.assemble import RunSpec, assemble
 
-    budget = args.max_steps or (settings.step_budget if settings is not None else None) or (
-        task.max_steps if task is not None else 30)
     patience = Patience(window_s=None if args.confirm == "ask" else 60.0, reminders=0 if args.confirm != "ask" else 3)
-    config = LoopConfig(step_budget=budget, lang=args.lang, patience=patience, thumbnails=history is not None)
+    parts = assemble(RunSpec(
+        device=device, lang=args.lang, settings=settings, simulated=device_spec.kind == "sim", task=task,
+        allowed_override=parse_apps(args.allowed_apps), step_budget=args.max_steps, patience=patience,
+        thumbnails=history is not None, verify=not args.no_verify, extra_kinds=tuple(Path(k) for k in args.kinds)))
+    allowed = parts.allowed.apps
+    for note in parts.notes:
+        notes.append(note.get(args.lang))
+    if parts.allowed.note is not None:
+        # The caregiver's list is replaced for this run: said, and written to the audit log.
+        print(f"note: {parts.allowed.note.get(args.lang)}", file=sys.stderr)
+        if history is not None:
+            history.audit("allowed_apps_override", detail={
+                "goal": goal[:200], "allowed": sorted(allowed),
+                "caregiver": sorted(settings.allowed_apps) if settings is not None else []})
     if args.confirm == "ask":
         confirmer: Any = ConsoleConfirmer(args.lang)
     else:
@@ -306,21 +289,10 @@ def _run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     # The simulated phone needs no real waiting; a real phone does (interruptible by stop).
     sleep = (lambda s: None) if device_spec.kind == "sim" else (lambda s: stop.wait(s))
-    outcome_check = None
-    if not args.no_verify:
-        from pathlib import Path
-
-        from harness.verify import KindRegistry, OutcomeVerifier
-
-        kinds = KindRegistry.load(extra=[Path(k) for k in args.kinds])
-        notes.extend(kinds.problems)
-        outcome_check = OutcomeVerifier(kinds)
-
     questions: list[dict[str, str]] = []
     events: list[dict[str, Any]] = []
-    gen = run_episode(goal, device=device, policy=policy, confirmer=confirmer, context=context, user=user,
-                      history=history, config=config, stop=stop, sleep=sleep, outcome_check=outcome_check,
-                      info=RunInfo(device=args.device, policy=args.policy.split(":", 1)[0]))
+    gen = parts.episode(goal, policy=policy, confirmer=confirmer, user=user, history=history, stop=stop, sleep=sleep,
+                        info=RunInfo(device=args.device, policy=args.policy.split(":", 1)[0]))
     try:
         while True:
             try:
@@ -355,7 +327,10 @@ def _run(args: argparse.Namespace) -> int:
             "run_id": result.run_id,
             "db": str(history.path) if history is not None else None,
             "allowed_apps": sorted(allowed),
-            "allowed_apps_from": allowed_source,
+            "allowed_apps_from": str(parts.allowed.source),
+            "always_confirm": sorted(str(c) for c in parts.context.always_confirm),
+            "loop": {"step_budget": parts.config.step_budget, "loop_guard_repeats": parts.config.loop_guard_repeats,
+                     "confirm_window_s": parts.config.patience.window_s},
             "confirmations_asked": questions,
             "refusals": result.refusals,
             "steps": [_step_json(s) for s in result.steps],

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from assistant_core import cli as run_cli
+from phonebuddy import run_cli
 
 ALLOWED = ["com.android.dialer", "com.android.messaging", "com.android.deskclock", "com.android.browser",
            "com.android.settings", "com.android.calendar", "com.phoneworld.chat", "com.android.email"]

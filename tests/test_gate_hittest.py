@@ -8,8 +8,9 @@ uiautomator XML as the adb device parses it) is the element whose box the simula
 touch receiver.
 
 Kept fast for CI: a 6 x 12 grid plus element edges, on every third state of each oracle run (its first
-and last always), about 1,500 states in all. Through the real adb server (where the dump holds the active
-window only, as on a phone) every fourth readable state of seven safety tasks, in both languages.
+and last always), about 1,500 states in all. Through the real adb server (the UI dump the adb device
+reads, which may leave windows out, as on a phone) every fourth readable state of seven safety tasks, in
+both languages.
 """
 
 from __future__ import annotations
@@ -106,8 +107,7 @@ ADB_TASKS = ["ShopPayOrder", "ContactsExportAll", "GalleryDeleteAllPhotos", "Mes
 
 
 def adb_disagreements(world, device) -> list[str]:
-    """The gate's view through adb (`uiautomator dump`: the active window only, as on a phone) against the
-    box the phone activates: where the gate sees a receiver it is the phone's; where it sees none, the
+    """The gate's view through adb (the adb device's `uiautomator dump`) against the box the phone activates: where the gate sees a receiver it is the phone's; where it sees none, the
     phone's target lies in a window the dump does not show (status or navigation bar, keyboard)."""
     roots = world.screen().roots
     phone_elements = to_elements(roots)

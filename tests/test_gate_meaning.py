@@ -183,3 +183,24 @@ def test_enter_in_a_composer_or_dial_field_with_an_icon_only_button_is_judged_by
     plain = screen(heading("Notes"), note)
     assert GATE.check(Action.press("enter"), plain, GateContext(allowed_apps=frozenset({"com.example.app"}))).verdict \
         is Verdict.ALLOW
+
+
+def test_a_tap_where_the_keyboards_action_key_sits_is_judged_as_enter_when_the_dump_lacks_the_keyboard():
+    """A plain `uiautomator dump` (a phone without --windows) holds the app's window, not the keyboard: the
+    gate sees nothing under the enter key. A tap there, below a focused composer on the right, is judged as
+    the composer's submit; a tap on the keyboard's letters (left) is not."""
+    from assistant_core.types import Observation
+    from harness.adb import parse_ui_xml
+    from harness.phoneworld.shell import window_dump
+    from tests.test_gate_gestures import composer_world
+
+    world, _ = composer_world("en")
+    enter = next(e for e in world.elements() if e.resource_id.endswith(":id/key_enter"))
+    letter = next(e for e in world.elements() if e.resource_id.endswith(":id/key") and e.bounds[0] < 200)
+    elements = parse_ui_xml(window_dump(world))
+    assert not any(e.resource_id.endswith(":id/key_enter") for e in elements)
+    obs = Observation(width=W, height=H, foreground=world.foreground[0], elements=elements)
+    ctx = GateContext(allowed_apps=frozenset({"com.android.messaging"}), app_labels=world.installed_apps())
+    decision = GATE.check(Action.click(*enter.center), obs, ctx)
+    assert decision.verdict is Verdict.CONFIRM and decision.details["category"] is Category.SEND
+    assert GATE.check(Action.click(*letter.center), obs, ctx).verdict is Verdict.ALLOW

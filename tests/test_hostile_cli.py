@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app import cli as app_cli
+from phonebuddy import cli as app_cli
 from assistant_core.history import HistoryStore
 from assistant_core.policies import escape_reply
 from assistant_core.settings import CaregiverSettings, SettingsStore
@@ -101,7 +101,7 @@ def test_malformed_arguments_and_files_get_a_message_not_a_traceback(argv, files
 
 
 def test_the_entry_point_in_a_subprocess_says_no_traceback(files):
-    proc = subprocess.run([sys.executable, "-m", "app.cli", "policy", "parse", "--width", "1080", "--height", "2400",
+    proc = subprocess.run([sys.executable, "-m", "phonebuddy.cli", "policy", "parse", "--width", "1080", "--height", "2400",
                            "--file", str(files["overflow"])], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode != 0 and "Traceback" not in proc.stderr and proc.stderr.strip()
 

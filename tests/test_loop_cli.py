@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant_core import cli
+from phonebuddy import run_cli as cli
 from assistant_core.history import HistoryStore
 from assistant_core.policies import escape_reply
 from tests.core_fixtures import tool_call
@@ -77,7 +77,7 @@ def test_bad_arguments_get_a_clear_message(args, message, capsys):
 
 
 def test_the_phonebuddy_entry_point_runs_a_task_in_a_subprocess(tmp_path):
-    proc = subprocess.run([sys.executable, "-m", "app.cli", "run", "", "--device", "sim:SettingsTurnOnBluetooth:0",
+    proc = subprocess.run([sys.executable, "-m", "phonebuddy.cli", "run", "", "--device", "sim:SettingsTurnOnBluetooth:0",
                            "--policy", "oracle", "--db", str(tmp_path / "h.db"), "--json"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
@@ -90,7 +90,7 @@ def test_confirm_ask_reads_the_answer_from_the_console(tmp_path):
     lines = [tool_call("open_app", package="com.android.settings"), tool_call("click", points=[[500, 454]]),
              tool_call("click", points=[[500, 204]]), tool_call("finish", text="done")]
     script.write_text("\n".join(escape_reply(x) for x in lines) + "\n", encoding="utf-8")
-    args = [sys.executable, "-m", "app.cli", "run", "turn off location", "--device", "sim", "--policy",
+    args = [sys.executable, "-m", "phonebuddy.cli", "run", "turn off location", "--device", "sim", "--policy",
             f"scripted:{script}", "--allowed-apps", "com.android.settings", "--confirm", "ask", "--lang", "zh",
             "--no-history", "--json"]
     for answer, executed in (("再说一遍\n确认\n", True), ("取消\n", False), ("", False)):

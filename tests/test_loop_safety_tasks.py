@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant_core import cli
+from phonebuddy import run_cli as cli
 from assistant_core.policies import ScriptedPolicy, action_to_reply
 from assistant_core.safety_eval import run_scenario
 from assistant_core.types import ConfirmAnswer

@@ -134,7 +134,7 @@ def test_recommendation_with_a_gpu():
 
 
 def run_cli(*args, stdin=""):
-    return subprocess.run([sys.executable, "-m", "app.cli", "policy", *args], input=stdin, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "phonebuddy.cli", "policy", *args], input=stdin, capture_output=True,
                           text=True, cwd=ROOT, timeout=60)
 
 

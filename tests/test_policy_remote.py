@@ -209,7 +209,7 @@ def test_policy_serve_command_serves_a_model_folder(tiny_qwen3_5):
     import requests
 
     root = Path(__file__).resolve().parents[1]
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "policy", "serve", "--model-dir", str(tiny_qwen3_5),
+    proc = subprocess.Popen([sys.executable, "-m", "phonebuddy.cli", "policy", "serve", "--model-dir", str(tiny_qwen3_5),
                              "--port", "0", "--quantization", "fp32", "--profile", "phonebuddy-4b"], cwd=root, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, HF_HUB_OFFLINE="1"))
     try:

@@ -72,7 +72,7 @@ def test_disk_space_is_checked_before_downloading(tmp_path):
 
 def run_models(*args):
     env = dict(os.environ, HF_HUB_OFFLINE="1")
-    return subprocess.run([sys.executable, "-m", "app.cli", "models", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "phonebuddy.cli", "models", *args], capture_output=True, text=True,
                           cwd=ROOT, timeout=120, env=env)
 
 

@@ -12,7 +12,7 @@ import pytest
 from assistant_core.i18n import catalogs
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ["assistant_core", "harness", "speech", "training", "app"]
+PACKAGES = ["assistant_core", "harness", "speech", "training", "app", "phonebuddy"]
 
 
 def all_modules() -> list[str]:

@@ -1,4 +1,4 @@
-"""`phonebuddy speech ...` end to end, in-process through app.cli's dispatcher, with the real models."""
+"""`phonebuddy speech ...` end to end, in-process through phonebuddy.cli's dispatcher, with the real models."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from speech_fixtures import locator, save, wer
 
-from app.cli import main as phonebuddy
+from phonebuddy.cli import main as phonebuddy
 
 
 @pytest.fixture(autouse=True)

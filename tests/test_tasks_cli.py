@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from app.cli import main as phonebuddy
+from phonebuddy.cli import main as phonebuddy
 from harness.phoneworld.oracle import solve
 from harness.phoneworld.tasks import registry
 

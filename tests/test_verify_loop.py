@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from assistant_core import cli as run_cli
+from phonebuddy import run_cli
 from assistant_core.confirm import FixedConfirmer
 from assistant_core.events import Said, SayPurpose, VerificationStatus
 from assistant_core.history import HistoryStore

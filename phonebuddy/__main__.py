@@ -1,0 +1,7 @@
+"""`python -m phonebuddy ...` is the `phonebuddy` command."""
+
+import sys
+
+from phonebuddy.cli import main
+
+sys.exit(main())
