@@ -383,10 +383,22 @@ class MainWindow(QMainWindow):
     def toggle_language(self) -> None:
         self.set_language("zh" if self.lang == "en" else "en")
 
-    def set_language(self, lang: str, *, announce: bool = True) -> None:
-        """F8's switch: every control re-labelled in `lang`; said unless the caller says it itself (the
-        setup wizard says the language together with its page)."""
+    def set_language(self, lang: str, *, announce: bool = True, persist: bool = True) -> None:
+        """F8's switch: every control re-labelled in `lang`, kept in the caregiver settings (the next start
+        and the caregiver dialog use it); said unless the caller says it itself (the setup wizard says the
+        language together with its page)."""
+        from dataclasses import replace
+
         self.retranslate(lang)
+        if self.caregiver_settings is not None and self.caregiver_settings.language != lang:
+            self.caregiver_settings = replace(self.caregiver_settings, language=lang)
+        if persist and self.services.history is not None:
+            from app.settings_flow import save_language
+
+            try:
+                save_language(self.services.history, lang)
+            except Exception:  # a full disk must not stop the switch on screen
+                log.exception("could not save the language")
         if announce:
             self.announcer.announce(tr("language_now", lang))
 

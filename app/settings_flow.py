@@ -96,7 +96,9 @@ def open_caregiver_settings(window: MainWindow) -> bool:
         window.announcer.announce(loaded.problems[-1].get(window.lang))
     installed = window.phone.device.installed_apps() if window.phone is not None else {}
     voices = window.services.extra.get("voices", ())
-    dialog = CaregiverSettingsDialog(loaded.settings, window.agent, installed, lang=window.lang, voices=voices,
+    # The session's language (chosen with --lang, F8 or the wizard) is the one shown and kept.
+    shown = replace(loaded.settings, language=window.lang)
+    dialog = CaregiverSettingsDialog(shown, window.agent, installed, lang=window.lang, voices=voices,
                                      model_names=model_names(), announce=window.announcer.announce, parent=window)
     window.settings_dialog = dialog
     if dialog.exec() != QDialog.DialogCode.Accepted:
@@ -129,7 +131,7 @@ def save_language(history, lang: str) -> bool:
 
 def apply_language(window: MainWindow, lang: str) -> None:
     """The setup wizard's language choice: F8's switch on the window (the wizard says it), then saved."""
-    window.set_language(lang, announce=False)
+    window.set_language(lang, announce=False, persist=False)  # saved just below
     if window.caregiver_settings is not None:
         window.caregiver_settings = replace(window.caregiver_settings, language=lang)
     history = window.services.history

@@ -581,6 +581,11 @@ class SetupWizard(QWizard):
         ]
         for page in self.pages:
             self.addPage(page)
+            # Enter goes on from every page (Next, then Finish): no button on a page takes it for itself;
+            # the focused button is pressed with Space.
+            for button in page.findChildren(QPushButton):
+                button.setAutoDefault(False)
+                button.setDefault(False)
         self.setOption(QWizard.WizardOption.HaveCustomButton1, True)
         self.voice_button = self.button(QWizard.WizardButton.CustomButton1)
         self.voice_button.setObjectName("wizardVoice")
@@ -619,6 +624,11 @@ class SetupWizard(QWizard):
             return
         if page is self.language_page:
             self.language_page.radio(self.lang).setFocus(Qt.FocusReason.OtherFocusReason)
+        else:  # the page's own action (Check, Install, Download), else the button that goes on
+            action = page.action if page.action is not None and page.action.isEnabled() else None
+            last = self.nextId() == -1
+            target = action or self.button(QWizard.WizardButton.FinishButton if last else QWizard.WizardButton.NextButton)
+            target.setFocus(Qt.FocusReason.OtherFocusReason)
         page.read_aloud()
 
     def _say(self, text: str) -> None:
@@ -636,6 +646,11 @@ class SetupWizard(QWizard):
             self.toggle_language()
         elif plain and welcome and key in _LANGUAGE_KEYS:
             self.choose_language(_LANGUAGE_KEYS[key])
+        elif plain and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):  # goes on from every page
+            if self.nextId() == -1:
+                self.button(QWizard.WizardButton.FinishButton).click()
+            else:
+                self.next()
         else:
             super().keyPressEvent(event)
             return
