@@ -157,6 +157,10 @@ def build_window(args: argparse.Namespace, *, services=None):
         from dataclasses import replace
 
         window.apply_settings(replace(settings, language=lang), agent)  # --lang wins over the stored one
+        if args.lang and args.lang != settings.language and history is not None:
+            from app.settings_flow import save_language
+
+            save_language(history, args.lang)  # and is kept for the next start
     return window
 
 
