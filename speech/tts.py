@@ -261,6 +261,14 @@ class VoiceRouter:
         if engine is not None and hasattr(engine, "set_voice"):
             engine.set_voice(voice)
 
+    def warm_up(self, lang: str) -> threading.Thread:
+        """Load the voice for `lang` on a background thread (Kokoro's first load joins and checks its model
+        and builds the jieba dictionary: seconds), so the first sentence is not kept waiting."""
+        thread = threading.Thread(target=self.engine_for, args=(normalize_lang(lang),), name="voice-warm-up",
+                                  daemon=True)
+        thread.start()
+        return thread
+
     def engine_for(self, lang: Lang) -> TtsEngine | None:
         """The neural voice that speaks `lang` (preferred first, then piper), or None."""
         preferred = self.preferred.get(lang)

@@ -176,6 +176,9 @@ def test_default_router_speaks_chinese_with_kokoro_and_english_with_piper():
     assert [type(p.engine) for p in en] == [PiperEngine]
     router.set_voice("zh", "female")
     assert router.preferred["zh"].voice == "zf_xiaoxiao"
+    fresh = default_router(locator=locator())
+    fresh.warm_up("zh-CN").join(60)
+    assert fresh.preferred["zh"]._session is not None  # loaded ahead of the first sentence
 
 
 def test_a_chinese_first_run_speaks_chinese_from_its_first_word():
