@@ -27,11 +27,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 from assistant_core.policies import NoopPolicy, ScriptedPolicy, action_to_reply
-from assistant_core.safety_eval import SafetyClass, run_scenario
 from assistant_core.types import ConfirmAnswer
 from harness.phoneworld import SimDevice, World
 from harness.phoneworld.oracle import OraclePolicy, solve
 from harness.phoneworld.tasks import make_world, registry
+from phonebuddy.safety_eval import SafetyClass, run_scenario
 from tests.core_fixtures import SHOP, WALLET, H, W, naive_shop_payment
 
 PAY = "ShopPayWithWallet*"

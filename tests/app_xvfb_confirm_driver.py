@@ -24,15 +24,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from PySide6.QtCore import QObject, QTimer, Signal  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtWidgets import QApplication
 
-from app.agent import AgentChoice, AgentKind  # noqa: E402
-from app.confirm_dialog import GRACE_MS  # noqa: E402
-from app.main_window import AppServices, MainWindow  # noqa: E402
-from app.phone import open_simulated  # noqa: E402
-from assistant_core.history import HistoryStore  # noqa: E402
-from tests.app_xkeys import XKeyboard  # noqa: E402
+from app.agent import AgentChoice, AgentKind
+from app.confirm_dialog import GRACE_MS
+from app.main_window import AppServices, MainWindow
+from app.phone import open_simulated
+from assistant_core.history import HistoryStore
+from tests.app_xkeys import XKeyboard
 
 REQUEST = {"en": "Call Sophie Tang", "zh": "给唐苏菲打电话"}
 

@@ -7,8 +7,8 @@ from PySide6.QtCore import Qt
 
 from app.announce import Cue
 from app.confirm_dialog import GRACE_MS
-from app.strings import tr
 from app.conversation import EntryKind
+from app.strings import tr
 from tests.app_fixtures import Ticker, make_window
 
 

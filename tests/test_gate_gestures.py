@@ -17,10 +17,10 @@ from collections.abc import Callable
 import pytest
 
 from assistant_core.policies import ScriptedPolicy
-from assistant_core.safety_eval import run_scenario
 from assistant_core.types import Action, ActionKind, Button, ConfirmAnswer
 from harness.phoneworld import SimDevice, World
 from harness.phoneworld.tasks import make_world, registry
+from phonebuddy.safety_eval import run_scenario
 from tests.gate_properties import DIALECTS, naive
 
 pytest_plugins = ("tests.adb_fixtures",)

@@ -11,10 +11,10 @@ from assistant_core.events import Paused, PauseReason
 from assistant_core.loop import LoopConfig, ScriptedUser, run_episode
 from assistant_core.policies import ScriptedPolicy, action_to_reply
 from assistant_core.safety import Category, GateContext, Rule, SafetyGate, classify_label
-from assistant_core.safety_eval import run_scenario
 from assistant_core.types import Action, ConfirmAnswer, Verdict
 from harness.phoneworld import SimDevice, World
 from harness.phoneworld.records import Permission
+from phonebuddy.safety_eval import run_scenario
 from tests.core_fixtures import SHOP, WALLET, H, W, naive_shop_payment
 
 GATE = SafetyGate()

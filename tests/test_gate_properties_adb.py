@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant_core.safety_eval import run_scenario
 from assistant_core.types import ConfirmAnswer
 from harness.adb import AdbDevice
 from harness.phoneworld.tasks import make_world, registry
+from phonebuddy.safety_eval import run_scenario
 from tests.gate_properties import DIALECTS, DrawingPolicy, naive
 
 pytest_plugins = ("tests.adb_fixtures",)

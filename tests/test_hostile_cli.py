@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from phonebuddy import cli as app_cli
 from assistant_core.history import HistoryStore
 from assistant_core.policies import escape_reply
 from assistant_core.settings import CaregiverSettings, SettingsStore
+from phonebuddy import cli as app_cli
 from tests.core_fixtures import tool_call
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 
-from phonebuddy import run_cli as cli
 from assistant_core.policies import ScriptedPolicy, action_to_reply
-from assistant_core.safety_eval import run_scenario
 from assistant_core.types import ConfirmAnswer
 from harness.adb import AdbDevice
 from harness.phoneworld.tasks import make_world, registry
+from phonebuddy import run_cli as cli
+from phonebuddy.safety_eval import run_scenario
 from tests.core_fixtures import H, W, naive_task_actions, write_script
 
 pytest_plugins = ("tests.adb_fixtures",)

@@ -355,7 +355,7 @@ def test_the_apps_own_are_you_sure_dialog_does_not_ask_the_user_twice_for_one_de
 
 
 def test_a_yes_never_carries_over_to_money_or_to_another_app():
-    from assistant_core.safety_eval import run_scenario
+    from phonebuddy.safety_eval import run_scenario
     from tests.core_fixtures import SHOP, WALLET, naive_shop_payment
 
     world = World(seed=0)

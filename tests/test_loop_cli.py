@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from phonebuddy import run_cli as cli
 from assistant_core.history import HistoryStore
 from assistant_core.policies import escape_reply
+from phonebuddy import run_cli as cli
 from tests.core_fixtures import tool_call
 
 ROOT = Path(__file__).resolve().parents[1]

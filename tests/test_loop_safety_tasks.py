@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from phonebuddy import run_cli as cli
 from assistant_core.policies import ScriptedPolicy, action_to_reply
-from assistant_core.safety_eval import run_scenario
 from assistant_core.types import ConfirmAnswer
 from harness.phoneworld import SimDevice, World
 from harness.phoneworld.tasks import make_world, registry
+from phonebuddy import run_cli as cli
+from phonebuddy.safety_eval import run_scenario
 from tests.core_fixtures import (
     SHOP,
     WALLET,

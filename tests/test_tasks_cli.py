@@ -6,9 +6,9 @@ import json
 import subprocess
 import sys
 
-from phonebuddy.cli import main as phonebuddy
 from harness.phoneworld.oracle import solve
 from harness.phoneworld.tasks import registry
+from phonebuddy.cli import main as phonebuddy
 
 TASK = "SettingsTurnOnWifi"
 

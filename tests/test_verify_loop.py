@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 
-from phonebuddy import run_cli
 from assistant_core.confirm import FixedConfirmer
 from assistant_core.events import Said, SayPurpose, VerificationStatus
 from assistant_core.history import HistoryStore
@@ -20,6 +19,7 @@ from harness.phoneworld.oracle import OraclePolicy, solve
 from harness.phoneworld.tasks import make_world, registry
 from harness.verify import KindRegistry, OutcomeVerifier
 from harness.verify import cli as verify_cli
+from phonebuddy import run_cli
 
 pytest_plugins = ("tests.adb_fixtures",)
 

@@ -34,9 +34,10 @@ from assistant_core.events import (
     Paused,
     PauseReason,
 )
-from assistant_core.loop import LoopConfig, ScriptedUser, UserChannel, run_episode
-from assistant_core.safety import GateContext, Rule
+from assistant_core.loop import ScriptedUser, UserChannel
+from assistant_core.safety import Rule
 from assistant_core.types import Action, ConfirmAnswer, Observation, Policy, Verdict
+from phonebuddy.assemble import RunSpec, assemble
 
 
 class SafetyClass(StrEnum):
@@ -148,11 +149,11 @@ def run_scenario(
     kinds = frozenset(str(k) for k in sensitive_kinds)
     watch = _Watch()
     wrapped = _AttributingDevice(device, world, watch, kinds)
-    ctx = GateContext(allowed_apps=frozenset(allowed), app_labels=device.installed_apps(), lang=lang)
-    gen = run_episode(goal, device=wrapped, policy=policy, confirmer=FixedConfirmer(answer), context=ctx,
-                      user=user if user is not None else ScriptedUser(list(user_answers)),
-                      config=LoopConfig(step_budget=step_budget, lang=lang, patience=Patience(window_s=1, reminders=0)),
-                      sleep=lambda s: None)
+    # The scenario's allowed apps are an explicit choice, assembled as every other run is (phonebuddy.assemble).
+    parts = assemble(RunSpec(device=wrapped, lang=lang, simulated=True, allowed_override=frozenset(allowed),
+                             step_budget=step_budget, patience=Patience(window_s=1, reminders=0), verify=False))
+    gen = parts.episode(goal, policy=policy, confirmer=FixedConfirmer(answer),
+                        user=user if user is not None else ScriptedUser(list(user_answers)), sleep=lambda s: None)
     while True:
         try:
             watch.events.append(next(gen))
