@@ -9,10 +9,7 @@ Listening
     t.text, t.language, t.confidence, t.status            # status: OK / CONFIRM / REPEAT
     t.needs_repeat, t.should_confirm, t.prompt_for_user("zh")
     transcribe_file(transcriber, "command.wav")           # any rate / channels, resampled to 16 kHz
-    listener = Listener(transcriber, mode=PttMode.HOLD)    # microphone + push-to-talk + end-pointing
-    listener.open(); listener.press(); listener.release(); listener.next_transcript(timeout=10)
-    Listener(transcriber, mode=PttMode.TOGGLE, microphone_factory=lambda: WavFileSource("cmd.wav"))  # no mic
-    is_stop_command(t)                                    # "stop" / "停" while speaking -> speaker.stop()
+    PushToTalk(Microphone(), mode=PttMode.HOLD)           # microphone + push-to-talk + end-pointing (app/voice.py)
 
 Speaking
     router = default_router(zh_voice="female")          # Kokoro zh ("female"/"male"), piper en, espeak-ng last
@@ -49,9 +46,6 @@ _EXPORTS: dict[str, str] = {
     "Transcript": "speech.asr",
     "TranscriptStatus": "speech.asr",
     "transcribe_file": "speech.asr",
-    "Listener": "speech.listener",
-    "Heard": "speech.listener",
-    "is_stop_command": "speech.listener",
     "PttMode": "speech.audio",
     "PushToTalk": "speech.audio",
     "Microphone": "speech.audio",

@@ -1,9 +1,7 @@
-"""Meta-commands are understood before anything reaches the model, in English and Chinese, and the
-Session routes answers between the UI thread and the loop thread."""
+"""Meta-commands are understood before anything reaches the model, in English and Chinese; confirmation
+requests read back what, whom, how much and which app."""
 
 from __future__ import annotations
-
-import threading
 
 import pytest
 
@@ -16,7 +14,7 @@ from assistant_core.confirm import (
     confirmation_flow,
 )
 from assistant_core.safety import GateContext, SafetyGate
-from assistant_core.session import MetaCommand, RouteKind, Session, parse_meta
+from assistant_core.session import MetaCommand, parse_meta
 from assistant_core.types import ConfirmAnswer
 from tests.core_fixtures import button, el, heading, screen, tap
 
@@ -56,56 +54,6 @@ def test_the_request_reads_back_what_whom_how_much_and_app_in_both_languages():
     en, zh = req.spoken("en"), req.spoken("zh")
     assert "payment" in en and "¥25.00" in en and "Shop" in en and "Coffee House" in en and "yes, no" in en
     assert "付款" in zh and "¥25.00" in zh and "「Shop」" in zh and "Coffee House" in zh and "确认" in zh
-
-
-def test_session_routes_stop_yes_no_and_goals():
-    s = Session()
-    stop = s.begin_run()
-    assert s.hear("open the settings").kind is RouteKind.GOAL
-    routed = s.hear("停止")
-    assert routed.command is MetaCommand.STOP and stop.is_set()
-    assert s.hear("yes").say is not None  # nothing to answer: says so
-    assert s.hear("help").say.zh
-
-
-def test_session_is_a_confirmer_across_threads():
-    s = Session()
-    req = _request()
-    answers: list[ConfirmAnswer | None] = []
-    worker = threading.Thread(target=lambda: answers.append(s.ask(req, timeout_s=5)))
-    worker.start()
-    assert s.wait_until_waiting() == "confirmation"
-    assert s.hear("确认").kind is RouteKind.META
-    worker.join(5)
-    assert answers == [ConfirmAnswer.YES]
-    # "repeat" during a confirmation is an answer the flow turns into a re-reading.
-    assert s.last_said == req.text
-
-
-def test_session_silence_is_no_answer():
-    assert Session().ask(_request(), timeout_s=0.05) is None
-
-
-def test_session_free_answers_and_stop_during_a_question():
-    s = Session()
-    got: list[str | None] = []
-    t = threading.Thread(target=lambda: got.append(s.ask_user(_request().question, timeout_s=5)))
-    t.start()
-    assert s.wait_until_waiting() == "reply"
-    assert s.hear("the blue one").kind is RouteKind.ANSWER
-    t.join(5)
-    assert got == ["the blue one"]
-
-
-def test_speech_rate_changes_within_bounds():
-    s = Session()
-    before = s.rate.value
-    s.hear("慢一点")
-    assert s.rate.value < before
-    for _ in range(30):
-        s.hear("faster")
-    assert s.rate.value == s.rate.maximum
-    assert s.hear("faster").say.en == "That is already the limit."
 
 
 def test_confirmation_flow_reminds_repeats_and_treats_silence_as_no():
