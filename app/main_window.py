@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -49,6 +50,8 @@ from app.workers import BackgroundOp, ConfirmBridge, GeneratorWorker, UserBridge
 from assistant_core.types import Action, ConfirmAnswer
 
 log = logging.getLogger(__name__)
+
+EVENTS_KEPT = 200
 
 
 class VoiceInputLike(Protocol):
@@ -174,7 +177,9 @@ class MainWindow(QMainWindow):
         self._forwarder: KeyForwarder | None = None
         self._help_shown: QWidget | None = None
         self.caregiver_settings: Any = None
-        self.events_seen: list[object] = []
+        # The loop's latest events, for review and tests: bounded, and never an observation (its full
+        # screenshot, ~8 MB a step, is shown and dropped, not archived for the window's lifetime).
+        self.events_seen: deque[object] = deque(maxlen=EVENTS_KEPT)
         self.last_result: object = None
         self.pin_dialog: QWidget | None = None
         self.settings_dialog: QWidget | None = None
@@ -705,11 +710,13 @@ class MainWindow(QMainWindow):
 
     # -- requests and the run ------------------------------------------------------------------------
 
-    def _entry(self, kind: EntryKind, text: str) -> None:
-        """Add to the conversation view and to the history store (reviewable later)."""
+    def _entry(self, kind: EntryKind, text: str, *, record: bool = True) -> None:
+        """Add to the conversation view and (`record`) to the history store. One writer per line: what
+        the loop writes itself (the goal, what it says, its questions and their answers) is shown here but
+        recorded only by the loop."""
         self.conversation.add(kind, text)
         history = self.services.history
-        if history is not None:
+        if history is not None and record:
             try:
                 history.add_message(str(kind), text, lang=self.lang)
             except Exception:  # a full disk must not stop the conversation on screen
@@ -730,7 +737,7 @@ class MainWindow(QMainWindow):
             self.announcer.announce(tr("empty_request", self.lang), Cue.ERROR)
             return False
         if self.is_running() and self.user_bridge.pending:
-            self._entry(EntryKind.ANSWER, tr("answer", self.lang, text=text))
+            self._entry(EntryKind.ANSWER, tr("answer", self.lang, text=text), record=False)  # the loop records it
             self.user_bridge.reply(text)
             return True
         if self.is_running():
@@ -739,7 +746,7 @@ class MainWindow(QMainWindow):
         if self.phone is None:
             self.announcer.announce(tr("sim_phone_offer", self.lang), Cue.ERROR)
             return False
-        self._entry(EntryKind.REQUEST, tr("you_said", self.lang, text=text))
+        self._entry(EntryKind.REQUEST, tr("you_said", self.lang, text=text), record=False)  # the loop records the goal
         starter = self.services.episode_starter
         if starter is None:
             from app.runner import start_episode
@@ -792,11 +799,12 @@ class MainWindow(QMainWindow):
         """A run is on and the user has asked it to stop (it ends at its next check)."""
         return self._run is not None and self._run.worker.stop_event.is_set()
 
-    def _show(self, p: Presented | None) -> None:
+    def _show(self, p: Presented | None, *, from_loop: bool = False) -> None:
         if p is None:
             return
         if p.kind is not None and p.text:
-            self._entry(p.kind, p.text)
+            # The loop records its own events; the window records only the ending (its own words).
+            self._entry(p.kind, p.text, record=not from_loop or p.kind is EntryKind.RESULT)
             if p.speak:
                 self.announcer.announce(p.text, p.cue)
         if p.closes_question and self._dialog is not None:
@@ -812,10 +820,13 @@ class MainWindow(QMainWindow):
     def _on_agent_event(self, event: object) -> None:
         from assistant_core.events import Finished
 
+        from assistant_core.events import Observed
+
         if isinstance(event, Finished):
             self._saw_finished = True
-        self.events_seen.append(event)
-        self._show(present(event, self.lang))
+        if not isinstance(event, Observed):
+            self.events_seen.append(event)
+        self._show(present(event, self.lang), from_loop=True)
 
     def _on_agent_finished(self, result: object) -> None:
         if not self._saw_finished:
