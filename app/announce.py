@@ -8,6 +8,11 @@
 3. plays an earcon for the kind of event (listening, working, confirm, success, error).
 It also keeps the last utterance for "repeat last", and a bounded log for tests and review.
 
+With a screen reader running, a message must reach the ear once: `channel` (app.screen_reader's
+SpeechChannel) picks our voice only ("own_voice": no announcement events, the live region's text still
+changes for sighted helpers), the screen reader only ("screen_reader": no speech of our own), or both
+("both", for people without a screen reader).
+
 The speaker and earcon player are injected; with none (no voice installed) the announcement still
 reaches screen readers and the log, and `speech_available` says so.
 """
@@ -57,6 +62,7 @@ class Announcement:
     text: str
     cue: Cue
     spoken: bool
+    to_screen_reader: bool = True  # an accessibility announcement event was raised
 
 
 MIN_RATE, MAX_RATE, RATE_STEP = 50, 200, 10
@@ -82,6 +88,7 @@ class Announcer(QObject):
         self._earcons = earcons
         self._rate = rate_percent
         self._last = ""
+        self.channel = "both"  # app.screen_reader.SpeechChannel's value
         self.log: deque[Announcement] = deque(maxlen=log_size)
         self._apply_rate()
 
@@ -113,12 +120,13 @@ class Announcer(QObject):
             raise ValueError("announce() needs some text")
         self._last = text
         self._play(cue)
-        spoken = bool(speak and self._speaker is not None)
+        spoken = bool(speak and self._speaker is not None and self.channel != "screen_reader")
         if spoken:
             self._call_speaker("stop")
             spoken = self._call_speaker("say", text)
-        self._raise_accessible(text, cue)
-        item = Announcement(text=text, cue=cue, spoken=spoken)
+        to_reader = self.channel != "own_voice"
+        self._raise_accessible(text, cue, events=to_reader)
+        item = Announcement(text=text, cue=cue, spoken=spoken, to_screen_reader=to_reader)
         self.log.append(item)
         self.announced.emit(text, str(cue))
         return item
@@ -133,13 +141,15 @@ class Announcer(QObject):
         if not self._last:
             return ""
         repeat = getattr(self._speaker, "repeat_last", None)
-        if callable(repeat):
+        if self.channel == "screen_reader":
+            pass  # the screen reader says it again
+        elif callable(repeat):
             self._call_speaker("stop")
             self._call_speaker("repeat_last")
         elif self._speaker is not None:
             self._call_speaker("stop")
             self._call_speaker("say", self._last)
-        self._raise_accessible(self._last, Cue.INFO)
+        self._raise_accessible(self._last, Cue.INFO, events=self.channel != "own_voice")
         return self._last
 
     def change_rate(self, delta: int) -> int:
@@ -181,8 +191,16 @@ class Announcer(QObject):
         except Exception:  # a missing sound must not hide the message
             log.exception("earcon %s failed", cue)
 
-    def _raise_accessible(self, text: str, cue: Cue) -> None:
+    def set_channel(self, channel: str) -> None:
+        """Who speaks: "own_voice", "screen_reader" or "both" (see the module docstring)."""
+        self.channel = str(channel)
+        if self.channel == "screen_reader":
+            self.stop()
+
+    def _raise_accessible(self, text: str, cue: Cue, *, events: bool = True) -> None:
         self._label.setText(text)
+        if not events:
+            return
         self._label.setAccessibleName(text)
         event = QAccessibleAnnouncementEvent(self._label, text)
         assertive = cue in (Cue.CONFIRM, Cue.ERROR)

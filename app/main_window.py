@@ -199,6 +199,10 @@ class MainWindow(QMainWindow):
         self._live_timer = QTimer(self)
         self._live_timer.timeout.connect(self._live_tick)
         self.announcer = Announcer(self.live_region, speaker=self.services.speaker, earcons=self.services.earcons)
+        from app.screen_reader import SpeechChannel, load_channel
+
+        self.announcer.set_channel(load_channel(self.services.history) or SpeechChannel.BOTH)
+        self.channel_dialog: QWidget | None = None
         self._install_shortcuts()
         self._key_filter = _KeyFilter(self)
         QApplication.instance().installEventFilter(self._key_filter)
@@ -322,6 +326,7 @@ class MainWindow(QMainWindow):
             Command.STOP: self.stop_run,
             Command.STOP_ALT: self.stop_run,
             Command.SIM_PHONE: self.use_simulated_phone,
+            Command.CHANNEL: self.next_channel,
             Command.REQUEST_BOX: self.request_box.setFocus,
             Command.NEXT_AREA: self.next_area,
             Command.CONTRAST: self.toggle_contrast,
@@ -446,7 +451,52 @@ class MainWindow(QMainWindow):
 
     def announce_startup(self) -> None:
         """Say what the window opened on: the phone (or how to try the simulated one, with its key), and
-        that the assistant is a scripted demonstration when it is one."""
+        that the assistant is a scripted demonstration when it is one. With a screen reader running and
+        no choice made yet, first ask which voice speaks."""
+        from app.screen_reader import load_channel
+
+        if load_channel(self.services.history) is None and self.services.history is not None:
+            detect = self.services.extra.get("detect_screen_reader")
+            if detect is None:
+                from app.screen_reader import detect_screen_reader as detect
+            reader = detect()
+            if reader:
+                self.ask_channel(reader)
+                return
+        self._say_startup()
+
+    def ask_channel(self, reader: str) -> None:
+        """The first-run question (app.channel_dialog); the start-up state is said once it is answered."""
+        from app.channel_dialog import ChannelDialog
+
+        dialog = ChannelDialog(lang=self.lang, reader=reader, parent=self)
+        dialog.chosen.connect(self._on_channel_chosen)
+        self.channel_dialog = dialog
+        dialog.open()
+        self.announcer.announce(dialog.question.text(), Cue.CONFIRM)
+
+    def _on_channel_chosen(self, channel: object) -> None:
+        self.set_channel(channel)
+        self._say_startup()
+
+    def set_channel(self, channel: object, *, announce: bool = True) -> None:
+        from app.screen_reader import SpeechChannel, save_channel
+
+        channel = SpeechChannel(channel)
+        self.announcer.set_channel(channel)
+        save_channel(self.services.history, channel)
+        if announce:
+            self.announcer.announce(tr(f"channel_now_{channel}", self.lang))
+
+    def next_channel(self) -> None:
+        """F11: PhoneBuddy's voice → the screen reader → both → PhoneBuddy's voice."""
+        from app.screen_reader import SpeechChannel
+
+        order = [SpeechChannel.OWN_VOICE, SpeechChannel.SCREEN_READER, SpeechChannel.BOTH]
+        current = SpeechChannel(self.announcer.channel)
+        self.set_channel(order[(order.index(current) + 1) % len(order)])
+
+    def _say_startup(self) -> None:
         if self.phone is None:
             self.announcer.announce(tr("startup_no_phone", self.lang))
             return

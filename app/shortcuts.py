@@ -19,6 +19,7 @@ class Command(StrEnum):
     STOP = "stop"
     STOP_ALT = "stop_alt"
     SIM_PHONE = "sim_phone"
+    CHANNEL = "channel"
     REQUEST_BOX = "request_box"
     NEXT_AREA = "next_area"
     CONTRAST = "contrast"
@@ -51,6 +52,7 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut(Command.SEND_KEYS, "F9", "sc_keys"),
     Shortcut(Command.RATE_UP, "Ctrl+Up", "sc_rate"),
     Shortcut(Command.RATE_DOWN, "Ctrl+Down", ""),
+    Shortcut(Command.CHANNEL, "F11", "sc_channel"),
     Shortcut(Command.SETTINGS, "F12", "sc_settings"),
     Shortcut(Command.QUIT, "Ctrl+Q", "sc_quit"),
 )
