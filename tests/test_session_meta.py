@@ -42,9 +42,10 @@ def test_requests_are_not_meta_commands(utterance):
     assert parse_meta(utterance) is None
 
 
-def _request() -> ConfirmationRequest:
+def _request(payee=None) -> ConfirmationRequest:
     pay = button("Pay ¥25.00")
-    obs = screen(heading("Coffee House"), heading("Total ¥25.00", 400), pay)
+    payee = payee or el("Coffee House", (40, 200, 1040, 300), rid="com.example.app:id/merchant_name")
+    obs = screen(payee, heading("Total ¥25.00", 400), pay)
     decision = SafetyGate().check(tap(pay), obs, GateContext(allowed_apps=frozenset({"com.example.app"})))
     return build_request(tap(pay), decision, obs, app="Shop")
 
@@ -54,6 +55,10 @@ def test_the_request_reads_back_what_whom_how_much_and_app_in_both_languages():
     en, zh = req.spoken("en"), req.spoken("zh")
     assert "payment" in en and "¥25.00" in en and "Shop" in en and "Coffee House" in en and "yes, no" in en
     assert "付款" in zh and "¥25.00" in zh and "「Shop」" in zh and "Coffee House" in zh and "确认" in zh
+    # A heading is not a payee: with no field that holds one, it says it cannot tell rather than guess.
+    unsure = _request(heading("Coffee House"))
+    assert "Coffee House" not in unsure.spoken("en") and "I can't tell who will receive the money" in unsure.spoken("en")
+    assert "我看不出钱会付给谁" in unsure.spoken("zh")
 
 
 def test_confirmation_flow_reminds_repeats_and_treats_silence_as_no():
