@@ -81,7 +81,7 @@ def present(event: Any, lang: str) -> Presented | None:
     if isinstance(event, ev.Resumed):
         return None
     if isinstance(event, ev.ErrorEvent):
-        return Presented(EntryKind.ERROR, tr("error", lang, text=_t(event.message, lang)), Cue.ERROR,
+        return Presented(EntryKind.ERROR, tr("error", lang, text=_error_words(event, lang)), Cue.ERROR,
                          speak=not event.recoverable or event.error is not ev.ErrorKind.POLICY_OUTPUT)
     if isinstance(event, ev.Finished):
         if isinstance(event.result, ev.EpisodeResult):
@@ -95,6 +95,19 @@ def present(event: Any, lang: str) -> Presented | None:
             return Presented(EntryKind.NOTE, _t(value, lang))
     log.info("unknown loop event %r", event)
     return Presented(EntryKind.NOTE, str(event), speak=False)
+
+
+def _error_words(event: ev.ErrorEvent, lang: str) -> str:
+    """The loop's message, unless it carries an exception's own text (a class name, errno, a path): then
+    plain words for that kind of error. Nothing spoken names an exception."""
+    from app.runner import FAILURES, MODEL_UNAVAILABLE, STEP_FAILED, speakable
+
+    text = _t(event.message, lang)
+    if speakable(text):
+        return text
+    log.info("error said in plain words instead of: %s", text)
+    plain = {ev.ErrorKind.POLICY_UNAVAILABLE: MODEL_UNAVAILABLE, ev.ErrorKind.ACTION_FAILED: STEP_FAILED}
+    return plain.get(event.error, FAILURES["internal"]).get(lang)
 
 
 def present_result(result: Any, lang: str) -> Presented:

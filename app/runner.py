@@ -158,6 +158,10 @@ FAILURES = {
     "internal": Text("Something went wrong inside PhoneBuddy. The details are in its log; please try again.",
                      "手机助手内部出了问题，详细信息记录在日志里。请再试一次。"),
 }
+MODEL_UNAVAILABLE = Text("The assistant's model is not available on this computer. Open the caregiver settings (F12) to "
+                         "download it or to set a model server.",
+                         "这台电脑上没有可用的助手模型。请打开照护者设置（F12）下载模型，或者设置模型服务器。")
+STEP_FAILED = Text("That step did not work on the phone.", "这一步在手机上没有成功。")
 DOWNLOAD_ADVICE = Text("Press Download again: it continues where it stopped.", "请再按一次“下载”：会从中断的地方继续。")
 
 # Words that must never be spoken: exception class names, errno text, tracebacks, file paths.

@@ -143,3 +143,16 @@ def test_enter_in_the_request_box_does_not_silence_what_it_starts(qtbot):
     said_at = speaker.calls.index(("say", tr("started", "en", text="Call Sophie Tang")))
     assert speaker.calls[said_at + 1:] == []  # the same key travelling on to the parents stopped it before
     window.stop_run()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_loop_error_carrying_an_exception_is_said_in_plain_words(lang):
+    from app.events import present
+    from assistant_core.events import ErrorEvent, ErrorKind
+    from assistant_core.i18n import Text
+
+    raw = "The assistant's model is not available: OSError: [Errno 2] No such file: '/root/.cache/x/model.bin'"
+    shown = present(ErrorEvent(0, ErrorKind.POLICY_UNAVAILABLE, Text(raw, raw), False, "detail"), lang)
+    assert speakable(shown.text) and "Errno" not in shown.text and "F12" in shown.text
+    fine = Text("The phone is not connected.", "手机没有连接。")
+    assert fine.get(lang) in present(ErrorEvent(0, ErrorKind.DEVICE, fine, True, ""), lang).text
