@@ -222,3 +222,36 @@ def test_no_spoken_loop_message_uses_an_internal_word():
         assert "stuck" not in text.en.lower() and "卡住" not in text.zh, key
     for key in SAY.entries:
         assert SAY.get(key, "en") and SAY.get(key, "zh")
+
+
+@pytest.mark.parametrize("stop_after_s", [0.1, 0.5, 0.9])
+def test_stop_while_the_model_is_thinking_ends_the_run_with_nothing_done(qtbot, stop_after_s):
+    """Escape during a slow model (each step takes 0.4 s to think): the step it was thinking about is
+    never dispatched, no question opens, and "Stopped" is said."""
+    import time
+
+    from app.main_window import AppServices
+    from app.runner import start_episode
+    from app.strings import tr
+    from harness.phoneworld.oracle import OraclePolicy
+    from tests.app_fixtures import make_window
+
+    class SlowPolicy:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def propose(self, goal, observation, history):
+            time.sleep(0.4)
+            return self.inner.propose(goal, observation, history)
+
+    def starter(request):
+        phone = request.connection
+        return start_episode(request, policy=SlowPolicy(OraclePolicy("PhoneCallContact", 0, phone.world, language="en")))
+
+    window = make_window(qtbot, task_id="PhoneCallContact", services=AppServices(episode_starter=starter))
+    window.submit_request("Call Sophie Tang")
+    qtbot.wait(int(stop_after_s * 1000))
+    with qtbot.waitSignal(window.run_finished, timeout=30_000):
+        window.stop_run()
+    assert window._dialog is None and not window.phone.world.sensitive_events
+    assert window.conversation.entries[-1].text == tr("stopped_by_user", "en")
