@@ -653,9 +653,8 @@ class MainWindow(QMainWindow):
         if voice is None or self.services.transcriber is None:
             self.announcer.announce(tr("no_mic", self.lang), Cue.ERROR)
             return
-        if self.is_running() and self._dialog is None:
-            self.announcer.announce(tr("busy", self.lang))
-            return
+        # Listening is allowed during a run too: "stop" must be heard at any moment (a request heard
+        # then is answered "busy" by submit_request).
         try:
             voice.start()
         except Exception as exc:  # no microphone, or it refused to open: say so, keep the typed path
@@ -699,6 +698,9 @@ class MainWindow(QMainWindow):
             else:
                 self._uncertain = (heard_before, its_handler)
                 self.announcer.announce(tr("did_you_say", self.lang, text=heard_before), Cue.CONFIRM)
+            return
+        if self.is_running() and classify_answer(text) is Heard.STOP:
+            self.stop_run()  # a spoken stop always wins, even one the recogniser was unsure of
             return
         last = getattr(self.services.transcriber, "last", None)
         if str(getattr(last, "status", "")) == "confirm":  # the recogniser itself is unsure: read it back first

@@ -126,3 +126,13 @@ def test_a_spoken_stop_in_the_dialog_stops_the_run(qtbot):
     assert window.last_result is None or str(window.last_result.outcome) == "stopped"
     assert window.conversation.entries[-1].text == tr("stopped_by_user", "en")
     assert not window.phone.world.sensitive_events
+
+
+def test_a_spoken_stop_wins_even_when_the_recogniser_is_unsure(qtbot):
+    ears = Ears([("Stop.", "confirm")])
+    window = make_window(qtbot, services=AppServices(voice_input=Voice(), transcriber=ears))
+    window.submit_request("Call Sophie Tang")
+    with qtbot.waitSignal(window.run_finished, timeout=30_000):
+        _speak(qtbot, window)
+    assert window.conversation.entries[-1].text == tr("stopped_by_user", "en")
+    assert not window.phone.world.sensitive_events
