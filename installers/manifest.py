@@ -28,7 +28,7 @@ APP_ID = "org.phonebuddy.PhoneBuddy"  # reverse-DNS id: .desktop file name, macO
 EXECUTABLE = "phonebuddy"
 PUBLISHER = "PhoneBuddy Desktop contributors"
 LICENCE = "GPL-3.0-or-later"
-SIZE_TARGET_MB = 600
+SIZE_TARGET_MB = 660  # 600 before the Chinese voice's text front end (jieba's dictionary alone is 30 MB)
 
 ICON_PNG = INSTALLERS / "assets" / "phonebuddy.png"  # 256x256, drawn by installers/make_icon.py
 ICON_ICO = INSTALLERS / "assets" / "phonebuddy.ico"  # Windows (several sizes)
