@@ -12,6 +12,7 @@ starter, settings): nothing here reaches for a global.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections import deque
 from collections.abc import Callable, Generator
@@ -968,9 +969,25 @@ class MainWindow(QMainWindow):
         if agent is not None:
             self.agent = agent
         self.announcer.set_rate(round(settings.speech_rate * 100))
+        self.apply_voice(getattr(settings, "voice", ""))
         if settings.language != self.lang:
             self.retranslate(settings.language)
         self._update_status()
+
+    def apply_voice(self, voice: str) -> None:
+        """The caregiver's Chinese voice ('female', the default, or 'male'; or a Kokoro Mandarin voice name
+        such as 'zf_xiaoyi') on the speaker's router (speech.tts.VoiceRouter.set_voice), from the next
+        Chinese sentence. Any other name (not a Mandarin voice) means the default. A speaker without a
+        router (no speech, a stand-in) is left alone."""
+        router = getattr(self.services.speaker, "router", None)
+        if router is None or not hasattr(router, "set_voice"):
+            return
+        voice = (voice or "").strip()
+        if voice.lower() in ("female", "male"):
+            voice = voice.lower()
+        elif not re.fullmatch(r"z[fm]_[a-z]+", voice):
+            voice = "female"
+        router.set_voice("zh", voice)
 
     # -- help, settings, areas ---------------------------------------------------------------------
 

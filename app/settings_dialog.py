@@ -111,11 +111,18 @@ class CaregiverSettingsDialog(QDialog):
         self.language.addItem("", "en")
         self.language.addItem("", "zh")
         self.language.setCurrentIndex(0 if initial.language == "en" else 1)
+        # The Chinese voice (speech.kokoro: 'female' zf_xiaoxiao, the default, or 'male' zm_yunxi); any
+        # other stored or offered voice name is kept as a choice of its own.
         self.voice = QComboBox()
         self.voice.setObjectName("voiceChoice")
+        self.voice.addItem("", "female")
+        self.voice.addItem("", "male")
         for v in dict.fromkeys([initial.voice, *voices]):
-            if v:
+            if v and v.lower() not in ("female", "male"):
                 self.voice.addItem(v, v)
+        chosen = (initial.voice or "female").strip()
+        index = self.voice.findData(chosen.lower() if chosen.lower() in ("female", "male") else chosen)
+        self.voice.setCurrentIndex(max(0, index))
         self.rate = QSpinBox()
         self.rate.setObjectName("speechRate")
         self.rate.setRange(50, 200)
@@ -218,6 +225,8 @@ class CaregiverSettingsDialog(QDialog):
         _name(self.server, lang, "cs_server")
         self.language.setItemText(0, tr("lang_en", lang))
         self.language.setItemText(1, tr("lang_zh", lang))
+        self.voice.setItemText(0, tr("cs_voice_female", lang))
+        self.voice.setItemText(1, tr("cs_voice_male", lang))
         for i, (_kind, key) in enumerate(AGENT_OPTIONS):
             self.agent_kind.setItemText(i, tr(key, lang))
         for button, key in ((self.change_pin, "cs_pin_change"), (self.setup, "cs_setup"),

@@ -1,0 +1,80 @@
+"""The Chinese voice wired into the window (issue 15): the caregiver's female/male choice in the settings
+dialog reaches the speaker's router; the user's voice is warmed at start-up without holding the window;
+the phone's app labels reach Whisper as hotwords; the setup wizard fetches the Chinese voice for a Chinese
+user; settings problems found at start-up are said once."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer
+
+from app.agent import AgentChoice, AgentKind
+from app.main_window import AppServices
+from app.settings_dialog import CaregiverSettingsDialog
+from app.settings_flow import open_caregiver_settings
+from app.strings import tr
+from assistant_core.history import HistoryStore
+from assistant_core.settings import CaregiverSettings, SettingsStore
+from speech.audio import MemorySink
+from speech.kokoro import KokoroEngine
+from speech.tts import Speaker, default_router
+from tests.app_fixtures import make_window
+from tests.speech_fixtures import locator
+from tests.test_app_dialogs import _fill_pin_when_shown
+
+
+def _when_settings_shown(window, act):
+    def run():
+        dialog = window.settings_dialog
+        if dialog is None or not dialog.isVisible():
+            QTimer.singleShot(20, run)
+            return
+        act(dialog)
+
+    QTimer.singleShot(50, run)
+
+
+# -- 1. the Chinese voice as a caregiver setting ---------------------------------------------------------
+
+
+def test_voice_choice_is_named_and_offered_in_both_languages(qtbot):
+    for lang in ("en", "zh"):
+        dialog = CaregiverSettingsDialog(CaregiverSettings(), AgentChoice(AgentKind.DEMO), {}, lang=lang)
+        qtbot.addWidget(dialog)
+        assert dialog.voice.accessibleName() == tr("cs_voice", lang)
+        assert [dialog.voice.itemData(i) for i in range(dialog.voice.count())] == ["female", "male"]
+        assert [dialog.voice.itemText(i) for i in range(2)] == [tr("cs_voice_female", lang), tr("cs_voice_male", lang)]
+        assert dialog.voice.currentData() == "female"  # the default: zf_xiaoxiao
+    assert "男声" in tr("cs_voice_male", "zh") and "Male" in tr("cs_voice_male", "en")
+    stored_male = CaregiverSettingsDialog(CaregiverSettings(voice="male"), AgentChoice(AgentKind.DEMO), {}, lang="en")
+    qtbot.addWidget(stored_male)
+    assert stored_male.voice.currentData() == "male"
+
+
+def test_choosing_male_makes_the_next_chinese_sentence_come_from_the_male_voice(qtbot):
+    history = HistoryStore.in_memory()
+    speaker = Speaker(default_router(locator=locator()), MemorySink(22_050))
+    try:
+        window = make_window(qtbot, history=history, services=AppServices(speaker=speaker))
+        window.pin_dialog = window.settings_dialog = None
+        before = window.services.speaker.router.plan("正在打开设置。")
+        assert isinstance(before[0].engine, KokoroEngine) and before[0].engine.voice == "zf_xiaoxiao"
+
+        def choose_male(dialog):
+            dialog.voice.setCurrentIndex(dialog.voice.findData("male"))
+            dialog.ok.click()
+
+        _fill_pin_when_shown(window, "4321")
+        _when_settings_shown(window, choose_male)
+        assert open_caregiver_settings(window) is True
+        assert SettingsStore(history).load().settings.voice == "male"
+        plans = window.services.speaker.router.plan("正在打开设置。")
+        assert [(p.lang, type(p.engine).__name__) for p in plans] == [("zh", "KokoroEngine")]
+        assert plans[0].engine.voice == "zm_yunxi"
+        assert plans[0].engine.synthesize("好的。", "zh").voice == "kokoro:zm_yunxi"
+        # and back: the female voice again from the next sentence
+        window.apply_settings(CaregiverSettings(voice="female"))
+        assert window.services.speaker.router.plan("好的。")[0].engine.voice == "zf_xiaoxiao"
+        window.apply_settings(CaregiverSettings(voice="en_US-joe-medium"))  # not a Mandarin voice: the default
+        assert window.services.speaker.router.plan("好的。")[0].engine.voice == "zf_xiaoxiao"
+    finally:
+        speaker.close()
