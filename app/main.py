@@ -103,15 +103,20 @@ def build_window(args: argparse.Namespace, *, services=None):
     from assistant_core.settings import SettingsStore
 
     history = None
-    settings = None
+    loaded = None
     if services is None or services.history is None:
         try:
             history = _history(args.db)
-            settings = SettingsStore(history).load().settings
+            loaded = SettingsStore(history).load()
         except Exception:  # no database: the window still opens, deny-all, and says so
             log.exception("history database unavailable")
     else:
         history = services.history
+        try:
+            loaded = SettingsStore(history).load()
+        except Exception:
+            log.exception("stored settings unavailable")
+    settings = loaded.settings if loaded is not None else None
     lang = args.lang or (settings.language if settings is not None else "en")
     theme = HIGH_CONTRAST if args.high_contrast else STANDARD
     apply_theme(QApplication.instance(), theme)
@@ -161,7 +166,23 @@ def build_window(args: argparse.Namespace, *, services=None):
             from app.settings_flow import save_language
 
             save_language(history, args.lang)  # and is kept for the next start
+    if not args.self_check:
+        warm_voice(window)
     return window
+
+
+def warm_voice(window):
+    """Load the voice of the window's language on a background thread (speech.tts.VoiceRouter.warm_up:
+    Kokoro's first load takes seconds), after the caregiver's voice choice was applied, so the first
+    sentence is not kept waiting and the window is not either. The thread, or None without a voice."""
+    router = getattr(window.services.speaker, "router", None)
+    if router is None or not hasattr(router, "warm_up"):
+        return None
+    try:
+        return router.warm_up(window.lang)
+    except Exception:  # a voice that cannot even start loading is found (and said) at its first sentence
+        log.exception("could not start warming the voice")
+        return None
 
 
 def _phone_owner(args: argparse.Namespace):

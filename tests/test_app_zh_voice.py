@@ -5,6 +5,10 @@ user; settings problems found at start-up are said once."""
 
 from __future__ import annotations
 
+import threading
+import time
+
+import numpy as np
 from PySide6.QtCore import QTimer
 
 from app.agent import AgentChoice, AgentKind
@@ -16,7 +20,7 @@ from assistant_core.history import HistoryStore
 from assistant_core.settings import CaregiverSettings, SettingsStore
 from speech.audio import MemorySink
 from speech.kokoro import KokoroEngine
-from speech.tts import Speaker, default_router
+from speech.tts import Speaker, SpeechChunk, VoiceRouter, default_router
 from tests.app_fixtures import make_window
 from tests.speech_fixtures import locator
 from tests.test_app_dialogs import _fill_pin_when_shown
@@ -77,4 +81,57 @@ def test_choosing_male_makes_the_next_chinese_sentence_come_from_the_male_voice(
         window.apply_settings(CaregiverSettings(voice="en_US-joe-medium"))  # not a Mandarin voice: the default
         assert window.services.speaker.router.plan("好的。")[0].engine.voice == "zf_xiaoxiao"
     finally:
+        speaker.close()
+
+
+# -- 2. the user's voice warmed at start-up, in the background --------------------------------------------
+
+
+class SlowVoice:
+    """A voice whose loading takes as long as the test says (`release`), recording who asked for which
+    language on which thread."""
+
+    def __init__(self):
+        self.asked: list[tuple[str, str]] = []
+        self.release = threading.Event()
+        self.voices: list[str | None] = []
+
+    def available(self, lang):
+        self.asked.append((lang, threading.current_thread().name))
+        self.release.wait(20)
+        return True
+
+    def set_voice(self, voice):
+        self.voices.append(voice)
+
+    def synthesize(self, sentence, lang, *, rate=1.0):
+        return SpeechChunk(np.zeros(10, np.float32), 22_050, sentence, lang, "slow")
+
+
+def test_start_up_warms_the_users_voice_in_the_background_without_holding_the_window(qtbot, tmp_path):
+    from app.main import build_parser, build_window
+    from app.phone import open_simulated
+
+    zh, en = SlowVoice(), SlowVoice()
+    speaker = Speaker(VoiceRouter(en, preferred={"zh": zh}), MemorySink(22_050))
+    history = HistoryStore.in_memory()
+    SettingsStore(history).save(CaregiverSettings(language="zh", voice="male"))
+    try:
+        services = AppServices(speaker=speaker, history=history, simulated_phone=lambda lg: open_simulated(lg))
+        started = time.monotonic()
+        window = build_window(build_parser().parse_args(["--demo", "--lang", "zh"]), services=services)
+        built_s = time.monotonic() - started
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitExposed(window)
+        # The Chinese voice is loading on its own thread while the window is already shown (its loading
+        # is held until `release`): the window did not wait for it.
+        qtbot.waitUntil(lambda: ("zh", "voice-warm-up") in zh.asked, timeout=5000)
+        assert not zh.release.is_set() and window.isVisible()
+        assert built_s < 20, built_s  # not the 20 s the held voice would have cost
+        assert not any(thread == "voice-warm-up" for _lang, thread in en.asked)  # only the user's language
+        assert zh.voices[-1] == "male"  # the caregiver's choice was set before the warm-up
+    finally:
+        zh.release.set()
+        en.release.set()
         speaker.close()
