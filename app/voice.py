@@ -2,7 +2,8 @@
 
 - `WhisperTranscription(transcriber)`: the window's `transcriber(audio, lang) -> str`. `audio` is a WAV
   path (speech.asr.transcribe_file) or 16 kHz samples; a transcript whose status is REPEAT gives "".
-  It is called on a worker thread; the Transcriber loads its model lazily behind its own lock.
+  It is called on a worker thread; the Transcriber loads its model lazily behind its own lock. The
+  window hands it the phone's names (`set_phone_names`), which go to Whisper as hotwords.
 - `WavFileVoice(path)`: push-to-talk whose "recording" is a WAV file (tests, and `--listen-wav` demos on
   machines without a microphone).
 - `MicrophoneVoice()`: speech.audio.Microphone + PushToTalk (HOLD): start() on press, stop() on release.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +31,26 @@ class WhisperTranscription:
     def __init__(self, transcriber: Any, hotwords: dict[str, tuple[str, ...]] | None = None):
         self.transcriber = transcriber
         self.hotwords = HOTWORDS if hotwords is None else hotwords
+        self.contacts: tuple[str, ...] = ()
+        self.app_labels: tuple[str, ...] = ()
         self.last: Any = None
+
+    def set_phone_names(self, *, contacts: Sequence[str] = (), apps: Sequence[str] = ()) -> None:
+        """The phone's contact names and app labels, heard as hotwords from the next transcription on."""
+        self.contacts, self.app_labels = tuple(contacts), tuple(apps)
+
+    def hotwords_for(self, language: str | None) -> tuple[str, ...]:
+        """speech.asr.hotword_list: the contact names first, then the few fixed command words, then the
+        phone's app labels (many; they fill what is left of the prompt's budget)."""
+        from speech.asr import hotword_list
+
+        return hotword_list(self.contacts, self.hotwords.get(language or "en", ()), self.app_labels)
 
     def __call__(self, audio: Any, lang: str) -> str:
         from speech.asr import TranscriptStatus, transcribe_file
 
         language = lang if lang in ("en", "zh") else None
-        hotwords = self.hotwords.get(language or "en", ())
+        hotwords = self.hotwords_for(language)
         if isinstance(audio, str | Path):
             transcript = transcribe_file(self.transcriber, audio, language=language, hotwords=hotwords)
         else:

@@ -12,13 +12,15 @@ import numpy as np
 from PySide6.QtCore import QTimer
 
 from app.agent import AgentChoice, AgentKind
-from app.main_window import AppServices
+from app.main_window import AppServices, State
 from app.settings_dialog import CaregiverSettingsDialog
 from app.settings_flow import open_caregiver_settings
 from app.strings import tr
+from app.voice import HOTWORDS, WavFileVoice, WhisperTranscription
 from assistant_core.history import HistoryStore
 from assistant_core.settings import CaregiverSettings, SettingsStore
-from speech.audio import MemorySink
+from speech.asr import Transcript, TranscriptStatus, hotword_list
+from speech.audio import MemorySink, write_wav
 from speech.kokoro import KokoroEngine
 from speech.tts import Speaker, SpeechChunk, VoiceRouter, default_router
 from tests.app_fixtures import make_window
@@ -135,3 +137,53 @@ def test_start_up_warms_the_users_voice_in_the_background_without_holding_the_wi
         zh.release.set()
         en.release.set()
         speaker.close()
+
+
+# -- 3. the phone's app labels reach Whisper as hotwords ---------------------------------------------------
+
+
+class RecordingWhisper:
+    """Stands in for speech.asr.FasterWhisperTranscriber at its `transcribe` call, recording what it got."""
+
+    def __init__(self):
+        self.calls: list[dict] = []
+
+    def transcribe(self, samples, *, language=None, hotwords=()):
+        self.calls.append({"language": language, "hotwords": tuple(hotwords)})
+        # "nothing usable heard": the window asks again and stays idle (no run to wait for)
+        return Transcript("", language or "zh", 1.0, 0.0, -2.0, 0.9, TranscriptStatus.REPEAT)
+
+
+def test_the_phones_app_labels_reach_the_transcriber_as_hotwords(qtbot, tmp_path):
+    wav = write_wav(tmp_path / "heard.wav", np.zeros(16_000, np.float32), 16_000)
+    whisper = RecordingWhisper()
+    transcription = WhisperTranscription(whisper)
+    window = make_window(qtbot, lang="zh", services=AppServices(voice_input=WavFileVoice(wav),
+                                                                 transcriber=transcription))
+    labels = [label for label in window.phone.device.installed_apps().values() if label]
+    assert labels
+    window.toggle_listening()
+    window.toggle_listening()
+    qtbot.waitUntil(lambda: bool(whisper.calls), timeout=10_000)
+    call = whisper.calls[-1]
+    assert call["language"] == "zh"
+    assert call["hotwords"] == hotword_list((), HOTWORDS["zh"], labels)
+    assert set(HOTWORDS["zh"]) <= set(call["hotwords"])
+    assert any(label in call["hotwords"] for label in labels if label not in HOTWORDS["zh"]), (labels, call)
+    # read once per phone: a second push-to-talk uses the labels already read
+    reads = []
+    original = window.phone.device.installed_apps
+    window.phone.device.installed_apps = lambda: reads.append(1) or original()
+    qtbot.waitUntil(lambda: window.state == State.IDLE, timeout=10_000)
+    window.toggle_listening()
+    window.toggle_listening()
+    qtbot.waitUntil(lambda: len(whisper.calls) == 2, timeout=10_000)
+    assert whisper.calls[-1]["hotwords"] == call["hotwords"] and reads == []
+
+
+def test_contact_names_come_first_and_the_list_stays_short():
+    transcription = WhisperTranscription(RecordingWhisper())
+    transcription.set_phone_names(contacts=["王小明", "Nina Song"], apps=[f"App number {i}" for i in range(40)])
+    words = transcription.hotwords_for("zh")
+    assert words[:2] == ("王小明", "Nina Song") and words[2:2 + len(HOTWORDS["zh"])] == HOTWORDS["zh"]
+    assert sum(len(w) + 1 for w in words) <= 120 and "App number 0" in words and "App number 39" not in words
