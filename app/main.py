@@ -149,6 +149,8 @@ def build_window(args: argparse.Namespace, *, services=None):
         )
     window = MainWindow(lang=lang, theme=theme, services=services, phone=phone, agent=agent)
     window.phone_owner = owner
+    if loaded is not None:
+        window.startup_problems = settings_problems(loaded)
     if agent.kind is not AgentKind.SERVER and not args.self_check:
         from app.workers import BackgroundOp
 
@@ -169,6 +171,15 @@ def build_window(args: argparse.Namespace, *, services=None):
     if not args.self_check:
         warm_voice(window)
     return window
+
+
+def settings_problems(loaded) -> list:
+    """The problems of a settings load (assistant_core.settings.SettingsLoad) that the user must hear at
+    start-up: stored values that were not valid and were replaced by safe ones, a settings change made
+    outside the app, a damaged history file. Not "not set up yet": the setup wizard covers that."""
+    from assistant_core.settings import MSG
+
+    return [p for p in loaded.problems if p != MSG["missing"]]
 
 
 def warm_voice(window):

@@ -189,6 +189,7 @@ class MainWindow(QMainWindow):
         self._voice_lang: str | None = None  # the transcription language for it (None: the window's)
         self._uncertain: tuple[str, Any] | None = None  # a transcript read back, waiting for "yes, that's it"
         self._app_labels: tuple[Any, tuple[str, ...]] | None = None  # (phone, its app labels) for hotwords
+        self.startup_problems: list[Any] = []  # bilingual texts (assistant_core.i18n.Text) said at start-up
         self.bridge = ConfirmBridge(parent=self)
         self.bridge.requested.connect(self._on_confirm_requested)
         self.user_bridge = UserBridge(parent=self)
@@ -445,7 +446,7 @@ class MainWindow(QMainWindow):
 
     # -- the phone ---------------------------------------------------------------------------------
 
-    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+    def showEvent(self, event) -> None:
         super().showEvent(event)
         if not self._started_up:
             self._started_up = True
@@ -501,10 +502,15 @@ class MainWindow(QMainWindow):
     def _say_startup(self) -> None:
         if self.phone is None:
             self.announcer.announce(tr("startup_no_phone", self.lang))
-            return
-        self.announcer.announce(tr("startup_phone", self.lang, phone=self.phone.label.get(self.lang).rstrip("。.")))
-        if self.phone.is_simulated and self.agent.kind is AgentKind.DEMO:
-            self.announcer.announce(tr("demo_note", self.lang))
+        else:
+            self.announcer.announce(tr("startup_phone", self.lang, phone=self.phone.label.get(self.lang).rstrip("。.")))
+            if self.phone.is_simulated and self.agent.kind is AgentKind.DEMO:
+                self.announcer.announce(tr("demo_note", self.lang))
+        # Settings problems found at start-up (app.main: values replaced by safe ones, a change made outside
+        # the app): said once, last, so nothing said after them cuts them off.
+        problems, self.startup_problems = self.startup_problems, []
+        if problems:
+            self.announcer.announce(" ".join(p.get(self.lang) for p in problems), Cue.ERROR)
 
     def set_phone(self, phone: PhoneConnection | None, *, announce: bool = True) -> None:
         if self.phone is not None and self.phone is not phone:
@@ -902,9 +908,7 @@ class MainWindow(QMainWindow):
             self.refresh_mirror()
 
     def _on_agent_event(self, event: object) -> None:
-        from assistant_core.events import Finished
-
-        from assistant_core.events import Observed
+        from assistant_core.events import Finished, Observed
 
         if isinstance(event, Finished):
             self._saw_finished = True

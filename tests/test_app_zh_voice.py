@@ -5,12 +5,14 @@ user; settings problems found at start-up are said once."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QTimer
 
 from app.agent import AgentChoice, AgentKind
@@ -21,7 +23,7 @@ from app.setup_wizard import SetupActions, SetupWizard, _download_chinese_voice
 from app.strings import tr
 from app.voice import HOTWORDS, WavFileVoice, WhisperTranscription
 from assistant_core.history import HistoryStore
-from assistant_core.settings import CaregiverSettings, SettingsStore
+from assistant_core.settings import MSG, SETTINGS_KEY, CaregiverSettings, PinGuard, SettingsStore
 from speech.asr import Transcript, TranscriptStatus, hotword_list
 from speech.audio import MemorySink, write_wav
 from speech.kokoro import KokoroEngine
@@ -259,3 +261,47 @@ def test_a_failed_chinese_voice_download_is_said_in_plain_words(qtbot, tmp_path,
     assert "中文声音没有下载成功" in expected and not re.search(r"Error|errno|http|/", expected)
     assert downloads == []  # the rest waits for the next press of Download
     assert "could not be downloaded" in tr("wiz_zh_voice_failed", "en")
+
+
+# -- 5. settings problems found at start-up are said once --------------------------------------------------
+
+
+def _start(qtbot, history, lang):
+    from app.main import build_parser, build_window
+    from app.phone import open_simulated
+
+    services = AppServices(history=history, simulated_phone=lambda lg: open_simulated(lg))
+    window = build_window(build_parser().parse_args(["--demo", "--lang", lang, "--no-speech"]), services=services)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    return window
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("damage", ["bad_value", "outside_the_app"])
+def test_settings_problems_are_said_once_at_start_up(qtbot, lang, damage):
+    history = HistoryStore.in_memory()
+    SettingsStore(history).save(CaregiverSettings(allowed_apps=frozenset({"com.android.settings"}), language=lang))
+    PinGuard(history).set_pin("2468", n=2**10)  # with a PIN, the app's saves are sealed
+    assert not SettingsStore(history).load().problems
+    record = json.loads(history.get_setting(SETTINGS_KEY))
+    if damage == "bad_value":
+        record["step_budget"] = "lots"  # not a number: a safe value is used instead
+    else:
+        record["step_budget"] = 400  # valid, but written past the app (the seal no longer matches)
+    history.put_setting(SETTINGS_KEY, json.dumps(record))
+    problem = SettingsStore(history).load().problems[-1].get(lang)
+    window = _start(qtbot, history, lang)
+    qtbot.waitUntil(lambda: any(problem in a.text for a in window.announcer.log), timeout=5000)
+    said = [a.text for a in window.announcer.log if problem in a.text]
+    assert said == [problem] and window.announcer.log[-1].text == problem  # once, and last
+    assert ("caregiver" in problem) if lang == "en" else ("照护人" in problem)
+    window.announce_startup()  # the start-up lines again (e.g. after the reader question): not the problem
+    assert [a.text for a in window.announcer.log if problem in a.text] == [problem]
+
+
+def test_a_fresh_start_says_no_settings_problem(qtbot):
+    window = _start(qtbot, HistoryStore.in_memory(), "en")
+    qtbot.waitUntil(lambda: any(tr("demo_note", "en") in a.text for a in window.announcer.log), timeout=5000)
+    assert not any(MSG["missing"].en in a.text for a in window.announcer.log)
