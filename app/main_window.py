@@ -188,7 +188,7 @@ class MainWindow(QMainWindow):
         self._voice_handler: Callable[[str], object] | None = None  # who gets the next transcript
         self._voice_lang: str | None = None  # the transcription language for it (None: the window's)
         self._uncertain: tuple[str, Any] | None = None  # a transcript read back, waiting for "yes, that's it"
-        self._app_labels: tuple[Any, tuple[str, ...]] | None = None  # (phone, its app labels) for hotwords
+        self._phone_names_read: tuple[Any, tuple[tuple[str, ...], tuple[str, ...]]] | None = None  # hotwords
         self.startup_problems: list[Any] = []  # bilingual texts (assistant_core.i18n.Text) said at start-up
         self.bridge = ConfirmBridge(parent=self)
         self.bridge.requested.connect(self._on_confirm_requested)
@@ -685,36 +685,42 @@ class MainWindow(QMainWindow):
             if audio is None:
                 return ""
             set_names = getattr(transcriber, "set_phone_names", None)
-            if set_names is not None:  # the phone's app labels as hotwords (app.voice.WhisperTranscription)
-                set_names(apps=self._phone_app_labels())
+            if set_names is not None:  # the phone's names as hotwords (app.voice.WhisperTranscription)
+                contacts, apps = self._phone_names()
+                set_names(contacts=contacts, apps=apps)
             return transcriber(audio, lang).strip()
 
         BackgroundOp(work, on_done=self._on_transcribed, on_failed=self._on_transcribe_failed, parent=self).start()
 
-    def _phone_app_labels(self) -> tuple[str, ...]:
-        """The phone's app labels for the recogniser's hotwords, read once per phone (an adb call), on the
-        worker thread. Never waits for a phone that a run is using (a spoken stop must not wait): the
-        labels are then left for the next time."""
+    def _phone_names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(contact names, app labels) of the phone for the recogniser's hotwords (harness.fastpath.read_facts:
+        one contacts query and the app list), read once per phone, on the worker thread. Waits at most half
+        a second for a phone that is busy (a screenshot, a run's step: a spoken stop must not wait longer);
+        the names are then left for the next time."""
         phone = self.phone
         if phone is None:
-            return ()
-        cached = self._app_labels
+            return (), ()
+        cached = self._phone_names_read
         if cached is not None and cached[0] is phone:
             return cached[1]
         device = phone.device
         lock = getattr(device, "lock", None)
-        if lock is not None and not lock.acquire(blocking=False):
-            return ()
+        if lock is not None and not lock.acquire(timeout=0.5):
+            return (), ()
         try:
-            labels = tuple(label for label in device.installed_apps().values() if label)
+            from harness.fastpath import read_facts
+
+            facts = read_facts(getattr(device, "inner", device))
+            names = (tuple(c.name for c in facts.contacts if c.name),
+                     tuple(label for label in facts.apps.values() if label))
         except Exception:  # the phone went away or refused: no hotwords from it this time
-            log.exception("could not read the phone's app labels for the recogniser")
-            return ()
+            log.exception("could not read the phone's names for the recogniser")
+            return (), ()
         finally:
             if lock is not None:
                 lock.release()
-        self._app_labels = (phone, labels)
-        return labels
+        self._phone_names_read = (phone, names)
+        return names
 
     def _on_transcribed(self, text: str) -> None:
         from app.voice_answers import Heard, classify_answer

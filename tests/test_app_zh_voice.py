@@ -160,31 +160,62 @@ class RecordingWhisper:
         return Transcript("", language or "zh", 1.0, 0.0, -2.0, 0.9, TranscriptStatus.REPEAT)
 
 
-def test_the_phones_app_labels_reach_the_transcriber_as_hotwords(qtbot, tmp_path):
+def test_the_phones_contacts_and_app_labels_reach_the_transcriber_as_hotwords(qtbot, tmp_path, monkeypatch):
+    import harness.fastpath
+
     wav = write_wav(tmp_path / "heard.wav", np.zeros(16_000, np.float32), 16_000)
     whisper = RecordingWhisper()
     transcription = WhisperTranscription(whisper)
     window = make_window(qtbot, lang="zh", services=AppServices(voice_input=WavFileVoice(wav),
                                                                  transcriber=transcription))
-    labels = [label for label in window.phone.device.installed_apps().values() if label]
-    assert labels
+    facts = harness.fastpath.read_facts(window.phone.device.inner)  # as the outcome checks read the phone
+    contacts = [c.name for c in facts.contacts if c.name]
+    labels = [label for label in facts.apps.values() if label]
+    assert contacts and labels
     window.toggle_listening()
     window.toggle_listening()
     qtbot.waitUntil(lambda: bool(whisper.calls), timeout=10_000)
     call = whisper.calls[-1]
     assert call["language"] == "zh"
-    assert call["hotwords"] == hotword_list((), HOTWORDS["zh"], labels)
-    assert set(HOTWORDS["zh"]) <= set(call["hotwords"])
+    assert call["hotwords"] == hotword_list(contacts, HOTWORDS["zh"], labels)
+    assert call["hotwords"][0] == contacts[0] and set(HOTWORDS["zh"]) <= set(call["hotwords"])
     assert any(label in call["hotwords"] for label in labels if label not in HOTWORDS["zh"]), (labels, call)
-    # read once per phone: a second push-to-talk uses the labels already read
+    # read once per phone: a second push-to-talk uses the names already read
     reads = []
-    original = window.phone.device.installed_apps
-    window.phone.device.installed_apps = lambda: reads.append(1) or original()
+    monkeypatch.setattr(harness.fastpath, "read_facts", lambda device: reads.append(device) or facts)
     qtbot.waitUntil(lambda: window.state == State.IDLE, timeout=10_000)
     window.toggle_listening()
     window.toggle_listening()
     qtbot.waitUntil(lambda: len(whisper.calls) == 2, timeout=10_000)
     assert whisper.calls[-1]["hotwords"] == call["hotwords"] and reads == []
+
+
+def test_a_busy_phone_does_not_hold_up_what_was_heard(qtbot, tmp_path):
+    wav = write_wav(tmp_path / "heard.wav", np.zeros(16_000, np.float32), 16_000)
+    whisper = RecordingWhisper()
+    window = make_window(qtbot, lang="zh", services=AppServices(voice_input=WavFileVoice(wav),
+                                                                 transcriber=WhisperTranscription(whisper)))
+    held, release = threading.Event(), threading.Event()
+
+    def busy():  # e.g. a long step of a run holding the phone
+        with window.phone.device.lock:
+            held.set()
+            release.wait(30)
+
+    threading.Thread(target=busy, daemon=True).start()
+    held.wait(5)
+    try:
+        window.toggle_listening()
+        window.toggle_listening()
+        qtbot.waitUntil(lambda: bool(whisper.calls), timeout=5_000)  # not the 30 s the phone is held
+        assert whisper.calls[-1]["hotwords"] == HOTWORDS["zh"]  # the fixed words only, this time
+    finally:
+        release.set()
+    qtbot.waitUntil(lambda: window.state == State.IDLE, timeout=10_000)
+    window.toggle_listening()
+    window.toggle_listening()
+    qtbot.waitUntil(lambda: len(whisper.calls) == 2, timeout=10_000)
+    assert len(whisper.calls[-1]["hotwords"]) > len(HOTWORDS["zh"])  # the phone's names, once it was free
 
 
 def test_contact_names_come_first_and_the_list_stays_short():
