@@ -113,8 +113,9 @@ class Announcer(QObject):
     def set_earcons(self, earcons: EarconPlayerLike | None) -> None:
         self._earcons = earcons
 
-    def announce(self, text: str, cue: Cue = Cue.INFO, *, speak: bool = True) -> Announcement:
-        """Tell the user `text` by voice and through the accessibility API. Interrupts older speech."""
+    def announce(self, text: str, cue: Cue = Cue.INFO, *, speak: bool = True, queued: bool = False) -> Announcement:
+        """Tell the user `text` by voice and through the accessibility API. Interrupts older speech, unless
+        `queued`: then it is said after what is being said (start-up lines that belong together)."""
         text = text.strip()
         if not text:
             raise ValueError("announce() needs some text")
@@ -122,7 +123,8 @@ class Announcer(QObject):
         self._play(cue)
         spoken = bool(speak and self._speaker is not None and self.channel != "screen_reader")
         if spoken:
-            self._call_speaker("stop")
+            if not queued:
+                self._call_speaker("stop")
             spoken = self._call_speaker("say", text)
         to_reader = self.channel != "own_voice"
         self._raise_accessible(text, cue, events=to_reader)

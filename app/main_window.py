@@ -500,17 +500,18 @@ class MainWindow(QMainWindow):
         self.set_channel(order[(order.index(current) + 1) % len(order)])
 
     def _say_startup(self) -> None:
+        # The start-up lines are said one after another (queued), none cutting off the one before.
         if self.phone is None:
             self.announcer.announce(tr("startup_no_phone", self.lang))
         else:
             self.announcer.announce(tr("startup_phone", self.lang, phone=self.phone.label.get(self.lang).rstrip("。.")))
             if self.phone.is_simulated and self.agent.kind is AgentKind.DEMO:
-                self.announcer.announce(tr("demo_note", self.lang))
+                self.announcer.announce(tr("demo_note", self.lang), queued=True)
         # Settings problems found at start-up (app.main: values replaced by safe ones, a change made outside
-        # the app): said once, last, so nothing said after them cuts them off.
+        # the app): said once, last.
         problems, self.startup_problems = self.startup_problems, []
         if problems:
-            self.announcer.announce(" ".join(p.get(self.lang) for p in problems), Cue.ERROR)
+            self.announcer.announce(" ".join(p.get(self.lang) for p in problems), Cue.ERROR, queued=True)
 
     def set_phone(self, phone: PhoneConnection | None, *, announce: bool = True) -> None:
         if self.phone is not None and self.phone is not phone:
@@ -550,7 +551,7 @@ class MainWindow(QMainWindow):
         self.set_phone(opener(self.lang), announce=False)
         self.announcer.announce(self.phone.label.get(self.lang) if self.phone else tr("no_phone", self.lang))
         if self.phone is not None and self.agent.kind is AgentKind.DEMO:
-            self.announcer.announce(tr("demo_note", self.lang))
+            self.announcer.announce(tr("demo_note", self.lang), queued=True)
 
     def refresh_mirror(self) -> None:
         """Fetch and scale the phone's latest frame off the GUI thread (coalesced)."""

@@ -156,3 +156,40 @@ def test_a_loop_error_carrying_an_exception_is_said_in_plain_words(lang):
     assert speakable(shown.text) and "Errno" not in shown.text and "F12" in shown.text
     fine = Text("The phone is not connected.", "手机没有连接。")
     assert fine.get(lang) in present(ErrorEvent(0, ErrorKind.DEVICE, fine, True, ""), lang).text
+
+
+class _RecordingSpeaker:
+    """What the window asks of its voice, in order (say / stop)."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, str]] = []
+
+    def say(self, text: str, lang: str | None = None) -> None:
+        self.calls.append(("say", text))
+
+    def stop(self) -> None:
+        self.calls.append(("stop", ""))
+
+    def set_rate(self, rate: float) -> None:
+        pass
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_start_up_lines_are_all_heard_none_cuts_off_the_one_before(qtbot, lang):
+    """The phone line, the demonstration note and a settings problem are spoken one after another: the
+    voice is not stopped between them (each announcement used to stop the one before, so only the last
+    start-up line was really heard)."""
+    from assistant_core.i18n import Text
+
+    speaker = _RecordingSpeaker()
+    window = MainWindow(lang=lang, services=AppServices(speaker=speaker, history=HistoryStore.in_memory()),
+                        phone=open_simulated(lang), agent=AgentChoice(AgentKind.DEMO))
+    window.startup_problems = [Text("A setting was reset.", "有一项设置被重置了。")]
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitUntil(lambda: any(t in ("A setting was reset.", "有一项设置被重置了。") for _k, t in speaker.calls),
+                    timeout=5000)
+    said = [(k, t) for k, t in speaker.calls]
+    first = next(i for i, (k, t) in enumerate(said) if k == "say")
+    assert [k for k, _t in said[first:]] == ["say", "say", "say"], said
+    assert said[first + 1][1] == tr("demo_note", lang)
