@@ -4,7 +4,10 @@ the PhoneBuddy application on the AT-SPI desktop, walk its accessible tree, prin
 
 With `--press NAME` instead: press the push button called NAME through its AT-SPI action (as a screen
 reader user would), listen for announcement events for a few seconds, and print them as JSON:
-{"found": ..., "pressed": ..., "announcements": [text, ...]} — what a screen reader would be told."""
+{"found": ..., "pressed": ..., "announcements": [text, ...]} — what a screen reader would be told.
+
+With `--listen OUT_FILE SECONDS [FOCUS_NAME]`: a screen reader's ears for a test that drives the app with
+real keys: every announcement is written to OUT_FILE as it arrives (see listen_to_file)."""
 
 import json
 import sys
@@ -87,10 +90,40 @@ def press_and_listen(app, name, seconds=30.0):
     return {"found": True, "pressed": True, "announcements": heard}
 
 
+def listen_to_file(app, path, seconds, focus_name=None):
+    """Write every announcement as a JSON line {"t": monotonic seconds, "text": ...} to `path`, flushed at
+    once, until the time is up. First line: {"ready": true, "focused": ...} once registered; with
+    `focus_name`, that push button is first given the focus through its AT-SPI component (as a screen
+    reader moves the focus)."""
+    from gi.repository import GLib
+
+    with open(path, "a", encoding="utf-8") as out:
+
+        def write(record):
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            out.flush()
+
+        pyatspi.Registry.registerEventListener(lambda e: write({"t": time.monotonic(), "text": str(e.any_data)}),
+                                               "object:announcement")
+        focused = None
+        if focus_name:
+            button = find_button(app, focus_name)
+            focused = bool(button is not None and button.queryComponent().grabFocus())
+        write({"ready": True, "t": time.monotonic(), "focused": focused})
+        GLib.timeout_add(int(seconds * 1000), lambda: pyatspi.Registry.stop() or False)
+        pyatspi.Registry.start()
+
+
 app = find_app(float(sys.argv[1]) if len(sys.argv) > 1 else 30)
 if app is None:
     print(json.dumps({"found": False}))
+    if len(sys.argv) > 3 and sys.argv[2] == "--listen":
+        with open(sys.argv[3], "a", encoding="utf-8") as missing:
+            missing.write(json.dumps({"found": False}) + "\n")
     sys.exit(1)
+if len(sys.argv) > 4 and sys.argv[2] == "--listen":
+    listen_to_file(app, sys.argv[3], float(sys.argv[4]), sys.argv[5] if len(sys.argv) > 5 else None)
+    sys.exit(0)
 time.sleep(1.0)
 if len(sys.argv) > 3 and sys.argv[2] == "--press":
     print(json.dumps(press_and_listen(app, sys.argv[3]), ensure_ascii=False))
