@@ -144,6 +144,9 @@ def _norm(text: str) -> str:
     return re.sub(r"[\s\W_]+", " ", text).strip()
 
 
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
 def _tokens(text: str) -> set[str]:
     """Words for English, character pairs for Chinese (which has no spaces)."""
     out: set[str] = set()
@@ -164,7 +167,20 @@ def match_score(request: str, instruction: str) -> float:
     ratio = difflib.SequenceMatcher(None, a, b).ratio()
     want = _tokens(b)
     covered = len(want & _tokens(a)) / len(want) if want else 0.0
-    return max(ratio, covered)
+    return max(ratio, covered, _sound_ratio(a, b))
+
+
+def _sound_ratio(a: str, b: str) -> float:
+    """Chinese compared by sound (toneless pinyin syllables): the recogniser writes a name it cannot know
+    with other characters of the same sound (糖酥飞 for 唐苏菲). 0.0 unless both are Chinese."""
+    if not (_HAN.search(a) and _HAN.search(b)):
+        return 0.0
+    try:
+        from pypinyin import lazy_pinyin  # the "speech" extra (the Chinese voice's front end)
+    except ImportError:
+        return 0.0
+
+    return difflib.SequenceMatcher(None, lazy_pinyin(a), lazy_pinyin(b)).ratio()
 
 
 def demo_tasks(seed: int = 0) -> list[tuple[str, Text]]:
