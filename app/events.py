@@ -16,7 +16,7 @@ from app.conversation import EntryKind
 from app.strings import tr
 from assistant_core import events as ev
 from assistant_core.i18n import Text
-from assistant_core.types import Verdict
+from assistant_core.types import ActionKind, Verdict
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +56,10 @@ def present(event: Any, lang: str) -> Presented | None:
         shot = event.observation.screenshot if event.observation is not None else None
         return Presented(None, speak=False, frame=shot, refresh_mirror=shot is None)
     if isinstance(event, ev.Proposed):
+        if event.action is not None and event.action.kind is ActionKind.FINISH:
+            # The ending (Finished) says what happened; a "The task is done." step before it would claim
+            # it was done even after the user said no or a rule refused.
+            return None
         return Presented(EntryKind.STEP, _step_text(event, lang), Cue.INFO)
     if isinstance(event, ev.Gated):
         if event.decision is not None and event.decision.verdict is Verdict.DENY:
