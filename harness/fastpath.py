@@ -50,6 +50,18 @@ ASK = Catalog(
     },
 )
 
+# What each fast-path step is announced as ("Step 1: ..."): plain words, never the plan's internal labels.
+STEP_WORDS = Catalog(
+    "fastpath_steps",
+    {
+        "ask": ("I need one more detail from you.", "我还需要您补充一点信息。"),
+        "act": ("I do it directly with the phone's own functions.", "我直接用手机自带的功能来办。"),
+        "done": ("That was the last step.", "这是最后一步。"),
+        "declined": ("You said no, so I stop here.", "您说了不，我就到此为止。"),
+        "no_model": ("Without the model I can't do this part.", "没有模型，这部分我做不了。"),
+    },
+)
+
 
 class PlanStatus(StrEnum):
     ACT = "act"  # run `actions`
@@ -399,8 +411,8 @@ class WithoutModel:
     def propose(self, goal: str, observation: Observation, history: Sequence[Step]) -> Proposal:
         if not self.said:
             self.said = True
-            return Proposal(Action.output(WITHOUT_MODEL.get(self.lang)), thought="no model to hand over to")
-        return Proposal(Action.finish(""), thought="no model to hand over to")
+            return Proposal(Action.output(WITHOUT_MODEL.get(self.lang)), thought=STEP_WORDS.get("no_model", self.lang))
+        return Proposal(Action.finish(""), thought=STEP_WORDS.get("no_model", self.lang))
 
 
 @dataclass
@@ -450,7 +462,7 @@ class FastPathPolicy:
         last = history[-1] if history else None
         if last is not None and last.action.is_tool:
             if last.confirmation is not None and last.confirmation.value != "yes":
-                return Proposal(Action.finish(""), thought="The user said no; nothing else to do.")
+                return Proposal(Action.finish(""), thought=STEP_WORDS.get("declined", self.lang))
             if not last.executed:
                 self._hand_over(f"the phone refused {last.action.kind}: {last.error}", history)
                 return None
@@ -468,12 +480,12 @@ class FastPathPolicy:
                 self._hand_over("still not clear after two answers", history)
                 return None
             assert plan.question is not None
-            return Proposal(Action.call_user(plan.question.get(self.lang)), thought=f"fast path: ask for the {plan.slot}")
+            return Proposal(Action.call_user(plan.question.get(self.lang)), thought=STEP_WORDS.get("ask", self.lang))
         if self.next_action < len(plan.actions):
             action = plan.actions[self.next_action]
             self.next_action += 1
-            return Proposal(action, thought=f"fast path: {plan.kind}", raw_text=f"fastpath:{action.to_dict()}")
-        return Proposal(Action.finish(""), thought="fast path: done")
+            return Proposal(action, thought=STEP_WORDS.get("act", self.lang), raw_text=f"fastpath:{action.to_dict()}")
+        return Proposal(Action.finish(""), thought=STEP_WORDS.get("done", self.lang))
 
 
 __all__ = ["FastPlan", "FastPlanner", "FastPathPolicy", "PhoneFacts", "Contact", "PlanStatus", "WithoutModel",
