@@ -202,11 +202,14 @@ def main() -> int:
                 steps = [t for t, text, _cue in rec.said if t0 <= t <= t_open and is_step(text)]
                 timelines.append(((steps[-1] if steps else t0) - t0, t_open - t0))
             t_step, t_dialog = min(t for t, _ in timelines), max(t for _, t in timelines)
+            t_first_dialog = min(t for _, t in timelines)
             report["timeline"] = {"step_announced_s": round(t_step, 3), "dialog_opened_s": round(t_dialog, 3)}
             # 3. Escape at timed offsets from before the step announcement to after the dialog opened:
-            # half of them close around the two moments, the rest spread to past the grace period.
+            # half of them close around the two moments (up to the earliest opening seen, so a busy machine
+            # that opens it sooner in a later run still leaves most of them before it), the rest spread to
+            # past the grace period.
             dense = n_offsets // 2
-            lo, mid, hi = max(0.0, t_step - 0.25), t_dialog + 0.1, t_dialog + GRACE_MS / 1000 + 0.5
+            lo, mid, hi = max(0.0, t_step - 0.25), t_first_dialog + 0.1, t_dialog + GRACE_MS / 1000 + 0.5
             offsets = [lo + (mid - lo) * i / max(1, dense - 1) for i in range(dense)]
             offsets += [mid + (hi - mid) * (i + 1) / (n_offsets - dense) for i in range(n_offsets - dense)]
             runs = []
