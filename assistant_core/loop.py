@@ -49,7 +49,7 @@ from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
 from assistant_core.confirm import ConfirmationRequest, Confirmer, Patience, build_request, confirmation_flow
-from assistant_core.endings import FEEDBACK_NO_ANSWER
+from assistant_core.endings import FEEDBACK_NO_ANSWER, ending_text
 from assistant_core.errors import PolicyOutputError, PolicyUnavailableError
 from assistant_core.events import (
     Acted,
@@ -412,8 +412,11 @@ class _Episode:
             if self.history is not None and self.run_id is not None:
                 v = result.verification
                 self.flush()
+                # The record says how the run ended as the user was told (endings.py), in the run's language:
+                # a finish after the user said no is "Not done, because you said no", never "Done".
                 self.history.finish_run(self.run_id, outcome=str(outcome), steps=len(self.steps),
-                                        summary=summary.en, verification=str(v.status) if v else None,
+                                        summary=ending_text(result).get(self.config.lang),
+                                        verification=str(v.status) if v else None,
                                         evidence=v.evidence if v else None)
             yield finished
             return result

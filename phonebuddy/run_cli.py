@@ -230,7 +230,8 @@ def _make_policy(spec: str, device_spec: DeviceSpec, world: Any, params: Any, la
 
 def _run(args: argparse.Namespace) -> int:
     from assistant_core.confirm import FixedConfirmer, Patience
-    from assistant_core.events import Outcome, Said
+    from assistant_core.endings import ending_of, ending_text
+    from assistant_core.events import Outcome, Said, SayPurpose
     from assistant_core.history import HistoryError, HistoryStore
     from assistant_core.loop import RunInfo
     from assistant_core.settings import SettingsStore
@@ -304,8 +305,8 @@ def _run(args: argparse.Namespace) -> int:
                 events.append({"step": event.step, **event.payload()})
             if str(event.kind) == "confirmation_requested":
                 questions.append({"step": event.step, "en": event.question.en, "zh": event.question.zh})
-            if isinstance(event, Said) and not args.json:
-                print(event.text.get(args.lang), flush=True)
+            if isinstance(event, Said) and event.purpose is not SayPurpose.SUMMARY and not args.json:
+                print(event.text.get(args.lang), flush=True)  # the ending is printed once, below
     except KeyboardInterrupt:
         stop.set()
         gen.close()
@@ -323,7 +324,8 @@ def _run(args: argparse.Namespace) -> int:
             "device": args.device,
             "policy": args.policy,
             "outcome": str(result.outcome),
-            "summary": result.summary.get(args.lang),
+            "summary": ending_text(result).get(args.lang),  # how the run ended, as the user is told
+            "ending": str(ending_of(result)),
             "run_id": result.run_id,
             "db": str(history.path) if history is not None else None,
             "allowed_apps": sorted(allowed),
@@ -345,6 +347,7 @@ def _run(args: argparse.Namespace) -> int:
         }
         print(json.dumps(out, ensure_ascii=False, indent=None))
     else:
+        print(ending_text(result).get(args.lang), flush=True)
         print(f"outcome: {result.outcome}" + (f"; task verifier {'passed' if verifier else 'failed'}" if task else ""))
     if history is not None:
         history.close()

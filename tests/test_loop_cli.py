@@ -99,3 +99,21 @@ def test_confirm_ask_reads_the_answer_from_the_console(tmp_path):
         toggle = out["steps"][2]
         assert toggle["verdict"] == "confirm" and toggle["executed"] is executed, (answer, toggle)
         assert "安全设置" in proc.stderr  # the question, read in the chosen language
+
+
+@pytest.mark.parametrize(("lang", "said_no"), [("en", "Not done, because you said no."), ("zh", "没有执行，因为您说了不。")])
+def test_a_run_the_user_said_no_to_is_recorded_and_reported_as_not_done(lang, said_no, tmp_path, capsys):
+    """The model finishes after the user said no to the call: the command line's summary and the history's
+    run record say it was not done, in the run's language (both used to begin "Done")."""
+    db = tmp_path / "h.db"
+    code, out = run_json(["", "--device", "sim:PhoneCallUnknownNumber:0", "--policy", "oracle", "--confirm", "no",
+                          "--lang", lang, "--db", str(db), "--json"], capsys)
+    assert out["confirmations_asked"] and out["ending"] == "declined", out["summary"]
+    assert out["summary"].startswith(said_no)
+    run = HistoryStore(db).get_run(out["run_id"])
+    assert run.summary.startswith(said_no) and "Done" not in run.summary
+    capsys.readouterr()
+    cli.main(["", "--device", "sim:PhoneCallUnknownNumber:0", "--policy", "oracle", "--confirm", "no", "--lang", lang,
+              "--no-history"])
+    printed = capsys.readouterr().out
+    assert said_no in printed and "Done:" not in printed and "完成：" not in printed

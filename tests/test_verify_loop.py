@@ -45,7 +45,7 @@ def test_run_json_carries_a_verified_check_with_evidence_and_the_history_says_so
     store = HistoryStore(db)
     run = store.get_run(out["run_id"])
     assert run.verification == "verified" and "dumpsys" not in (run.summary or "")
-    assert "I checked on the phone" in (run.summary or "")
+    assert v["said"] in (run.summary or "")  # the record says what the user heard, in the run's language (zh)
     assert store.search("核实")  # the spoken check is in the conversation
 
 
