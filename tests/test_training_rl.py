@@ -247,3 +247,18 @@ def test_grpo_reads_every_reply_dialect_with_the_runtime_parser_and_counts_unrea
     import json
 
     assert json.loads((result.run / "result.json").read_text())["replies"]["unreadable"] == 1
+
+
+def test_thoughts_pass_in_order_and_unclaimed_ones_are_forgotten():
+    from training.rl import Thoughts
+
+    thoughts = Thoughts()
+    thoughts.put("click", {"points": [[1, 2]]}, "first")
+    thoughts.put("click", {"points": [[1, 2]]}, "second")
+    assert thoughts.take("click", {"points": [[1, 2]]}) == "first"
+    assert thoughts.take("click", {"points": [[1, 2]]}) == "second"
+    assert thoughts.take("click", {"points": [[1, 2]]}) == ""
+    for i in range(Thoughts.LIMIT + 10):
+        thoughts.put("wait", {"time": i}, str(i))
+    assert len(thoughts._by_call) == Thoughts.LIMIT
+    assert thoughts.take("wait", {"time": 0}) == "" and thoughts.take("wait", {"time": Thoughts.LIMIT + 9}) != ""

@@ -97,21 +97,31 @@ class Thoughts:
     (to which trl hands only the call), so the gate reads the model's words as it does at run time.
     Keyed by the call; first in, first out, the order in which trl parses replies and then runs their calls."""
 
-    def __init__(self) -> None:
-        from collections import defaultdict, deque
+    LIMIT = 4096  # calls whose thought was never taken (trl retyped an argument) are forgotten, oldest first
 
-        self._by_call: defaultdict[str, deque[str]] = defaultdict(deque)
+    def __init__(self) -> None:
+        from collections import OrderedDict
+
+        self._by_call: OrderedDict[str, list[str]] = OrderedDict()
 
     @staticmethod
     def _key(name: str, arguments: dict[str, Any]) -> str:
         return json.dumps({"name": name, "arguments": arguments}, sort_keys=True, ensure_ascii=False, default=str)
 
     def put(self, name: str, arguments: dict[str, Any], thought: str) -> None:
-        self._by_call[self._key(name, arguments)].append(thought)
+        self._by_call.setdefault(self._key(name, arguments), []).append(thought)
+        while len(self._by_call) > self.LIMIT:
+            self._by_call.popitem(last=False)
 
     def take(self, name: str, arguments: dict[str, Any]) -> str:
-        waiting = self._by_call.get(self._key(name, arguments))
-        return waiting.popleft() if waiting else ""
+        key = self._key(name, arguments)
+        waiting = self._by_call.get(key)
+        if not waiting:
+            return ""
+        thought = waiting.pop(0)
+        if not waiting:
+            del self._by_call[key]
+        return thought
 
 
 @dataclass
