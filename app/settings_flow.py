@@ -23,7 +23,7 @@ from app.agent import AgentChoice, AgentKind
 from app.settings_dialog import CaregiverSettingsDialog, PinDialog
 from app.strings import tr
 from assistant_core.errors import SettingsError
-from assistant_core.settings import SETTINGS_KEY, PinGuard, SettingsStore
+from assistant_core.settings import SETTINGS_KEY, AppsState, PinGuard, SettingsStore
 
 if TYPE_CHECKING:  # pragma: no cover
     from app.main_window import MainWindow
@@ -55,6 +55,10 @@ def save_agent(history, choice: AgentChoice) -> None:
 def ask_pin(window: MainWindow, guard: PinGuard) -> bool:
     """True once the caregiver has typed the right PIN (or set a first one)."""
     lang = window.lang
+    refused = guard.refusal()
+    if refused is not None:  # the PIN record was removed or damaged outside the app: no PIN, old or new
+        window.announcer.announce(refused.get(lang))
+        return False
     if not guard.has_pin:
         dialog = PinDialog(lang=lang, new=True, parent=window)
         dialog.check = lambda pin: _set(guard, pin)
@@ -106,6 +110,7 @@ def open_caregiver_settings(window: MainWindow) -> bool:
     settings, agent = dialog.result_settings(), dialog.result_agent()
     store.save(settings, app_labels=installed)
     save_agent(history, agent)
+    settings = replace(settings, apps_state=AppsState.SAVED)  # the caregiver's list binds, even an empty one
     window.apply_settings(settings, agent)
     window.announcer.announce(tr("cs_saved", window.lang))
     if dialog.change_pin_requested:

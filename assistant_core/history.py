@@ -540,6 +540,14 @@ class HistoryStore:
                                    [run_id]).fetchall()
         return [(s, k, json.loads(p)) for s, k, p in rows]
 
+    def audit_mentions(self, kind: str, text: str) -> bool:
+        """Whether any audit row of `kind` has `text` in its detail (matched literally)."""
+        escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        with self._lock:
+            row = self.db.execute("SELECT 1 FROM audit WHERE kind = ? AND detail LIKE ? ESCAPE '\\' LIMIT 1",
+                                  [kind, f"%{escaped}%"]).fetchone()
+        return row is not None
+
     def audit_rows(self, kind: str | None = None) -> list[tuple[str, int | None, int | None, dict[str, Any]]]:
         with self._lock:
             sql = "SELECT kind, run_id, step, detail FROM audit"

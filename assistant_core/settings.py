@@ -35,9 +35,11 @@ import json
 import logging
 import math
 import os
+import sqlite3
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field, fields, replace
+from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
@@ -71,6 +73,32 @@ MSG = Catalog(
         "tampered": ("The caregiver settings were changed outside the app. No app is allowed until the caregiver "
                      "opens the settings with the PIN, checks them and saves them again.",
                      "照护人设置在应用之外被改动过。在照护人用 PIN 码打开设置、检查并重新保存之前，不允许使用任何应用。"),
+        "pin_removed": ("The caregiver PIN was deleted outside the app. No app is allowed, and no new PIN can be "
+                        "set here. To start over, move the history file {name} out of its folder: PhoneBuddy then "
+                        "starts new, with no app allowed until the caregiver sets it up.",
+                        "照护人 PIN 码在应用之外被删除了。现在不允许使用任何应用，这里也不能设置新的 PIN 码。如需重新开始，"
+                        "请把历史记录文件 {name} 移出它所在的文件夹：PhoneBuddy 会重新开始，在照护人设置之前不允许使用任何应用。"),
+        "pin_damaged": ("The caregiver PIN record was damaged outside the app. No app is allowed, and the settings "
+                        "cannot be opened. To start over, move the history file {name} out of its folder: "
+                        "PhoneBuddy then starts new, with no app allowed until the caregiver sets it up.",
+                        "照护人 PIN 码的记录在应用之外被损坏了。现在不允许使用任何应用，也无法打开设置。如需重新开始，"
+                        "请把历史记录文件 {name} 移出它所在的文件夹：PhoneBuddy 会重新开始，在照护人设置之前不允许使用任何应用。"),
+        "seal_removed": ("The check mark that protects the caregiver settings was removed outside the app (or the "
+                         "settings were saved by an older PhoneBuddy). No app is allowed until the caregiver opens "
+                         "the settings with the PIN, checks them and saves them again.",
+                         "保护照护人设置的校验记录在应用之外被删除了（或者设置是旧版 PhoneBuddy 保存的）。在照护人用 PIN 码"
+                         "打开设置、检查并重新保存之前，不允许使用任何应用。"),
+        "settings_removed": ("The caregiver settings were deleted outside the app. No app is allowed until the "
+                             "caregiver opens the settings with the PIN and saves them again.",
+                             "照护人设置在应用之外被删除了。在照护人用 PIN 码打开设置并重新保存之前，不允许使用任何应用。"),
+        "apps_added": ("Apps added outside the app: {apps}.", "在应用之外被加入的应用：{apps}。"),
+        "apps_removed": ("Apps removed outside the app: {apps}.", "在应用之外被移除的应用：{apps}。"),
+        "record_edited": ("The settings record itself was edited.", "设置记录本身被改动过。"),
+        "tamper_locked": ("For safety the PIN is locked for {seconds} seconds.",
+                          "为了安全，PIN 码锁定 {seconds} 秒。"),
+        "pin_unreadable": ("The PIN cannot be checked right now because the history file cannot be read. "
+                           "Please try again in a moment.",
+                           "现在无法读取历史记录文件，所以暂时不能核对 PIN 码。请稍后再试。"),
         "guard_tampered": ("The record of wrong PIN tries was changed or removed outside the app, so the PIN is "
                            "locked for a while as if the tries had run out.",
                            "PIN 码错误次数的记录在应用之外被改动或删除，因此 PIN 码会像次数用完一样暂时锁定。"),
@@ -104,6 +132,9 @@ class _Schema(BaseModel):
     loop_guard_repeats: Annotated[StrictInt, Field(ge=2, le=50)] = 6
 
 
+_RECORD_FIELDS = tuple(_Schema.model_fields)  # the stored fields (CaregiverSettings.apps_state is not)
+
+
 def _schema_problems(error: ValidationError) -> dict[str, str]:
     """field -> what was wrong with it, from pydantic's errors."""
     found: dict[str, str] = {}
@@ -113,9 +144,25 @@ def _schema_problems(error: ValidationError) -> dict[str, str]:
     return found
 
 
+class AppsState(StrEnum):
+    """How binding `CaregiverSettings.allowed_apps` is (never stored: `SettingsStore.load` says it).
+
+    UNSET: nothing saved yet (first run); the simulated phone may then use its own apps.
+    SAVED: the caregiver's own list, binding even when empty (an empty saved list is deny-all everywhere).
+    LOCKED: tampered, damaged or set aside: no app at all, on every phone, until the caregiver saves again.
+    """
+
+    UNSET = "unset"
+    SAVED = "saved"
+    LOCKED = "locked"
+
+
 @dataclass(frozen=True)
 class CaregiverSettings:
-    """What the caregiver decided. Validated on construction (bad values raise SettingsError)."""
+    """What the caregiver decided. Validated on construction (bad values raise SettingsError).
+
+    `apps_state` is not part of the record: it says whether `allowed_apps` is binding (see AppsState) and
+    does not take part in equality."""
 
     allowed_apps: frozenset[str] = frozenset()
     always_confirm: frozenset[Category] = frozenset()
@@ -127,16 +174,18 @@ class CaregiverSettings:
     confirm_window_s: float | None = 60.0
     confirm_reminders: int = 3
     loop_guard_repeats: int = 6
+    apps_state: AppsState = field(default=AppsState.UNSET, compare=False)
 
     def __post_init__(self) -> None:
         try:
-            checked = _Schema.model_validate({name: getattr(self, name) for name in self.__dataclass_fields__})
+            checked = _Schema.model_validate({name: getattr(self, name) for name in _RECORD_FIELDS})
         except ValidationError as error:
             detail = "; ".join(f"{name}: {msg}" for name, msg in _schema_problems(error).items())
             raise SettingsError(detail) from None
-        for name in self.__dataclass_fields__:
+        for name in _RECORD_FIELDS:
             object.__setattr__(self, name, getattr(checked, name))
         object.__setattr__(self, "language", normalize_lang(self.language))
+        object.__setattr__(self, "apps_state", AppsState(self.apps_state))
 
     @property
     def extra_confirm(self) -> frozenset[Category]:
@@ -145,6 +194,7 @@ class CaregiverSettings:
 
     def to_json(self) -> str:
         data = asdict(self)
+        data.pop("apps_state")
         data["allowed_apps"] = sorted(self.allowed_apps)
         data["always_confirm"] = sorted(str(c) for c in self.always_confirm)
         return json.dumps(data, ensure_ascii=False, sort_keys=True)
@@ -169,7 +219,7 @@ class CaregiverSettings:
             raise SettingsError("not JSON (nested too deeply)") from None
         if not isinstance(data, dict):
             raise SettingsError("not a settings object")
-        known = set(cls.__dataclass_fields__)
+        known = set(_RECORD_FIELDS)
         unknown = set(data) - known
         if unknown:
             log.warning("ignoring unknown settings fields %s", sorted(unknown)[:20])
@@ -189,6 +239,7 @@ class CaregiverSettings:
 
 
 SAFE_DEFAULTS = CaregiverSettings()
+LOCKED_DEFAULTS = CaregiverSettings(apps_state=AppsState.LOCKED)
 
 
 @dataclass(frozen=True)
@@ -197,6 +248,18 @@ class SettingsLoad:
     problems: tuple[Text, ...] = ()
     needs_setup: bool = False
     tampered: bool = False  # changed outside the app (the seal does not match): tell the caregiver
+
+
+def _join(*parts: Text) -> Text:
+    return Text(" ".join(p.en for p in parts), "".join(p.zh for p in parts))
+
+
+def _quiet_audit(history: HistoryStore, kind: str, **detail: Any) -> None:
+    """An audit row when the disk allows it (a full or locked database must not stop the safe answer)."""
+    try:
+        history.audit(kind, detail=detail or None)
+    except sqlite3.Error as error:
+        log.warning("could not write the audit row %s (%s)", kind, type(error).__name__)
 
 
 class SettingsStore:
@@ -210,31 +273,43 @@ class SettingsStore:
         if self.history.set_aside is not None:
             problems.append(MSG["set_aside"])
         raw = self.history.get_setting(SETTINGS_KEY)
+        tamper = settings_tamper(self.history)
+        if tamper is not None:
+            # Fail closed: no app, the PIN locked once for this state, and the caregiver is told what changed.
+            log.warning("the caregiver settings do not match their seal: changed outside the app")
+            _quiet_audit(self.history, "settings_tampered", what=tamper.en[:300])
+            guard = PinGuard(self.history)
+            if guard.locked_for_s() > 0 and guard.refusal() is None:
+                tamper = _join(tamper, MSG["tamper_locked"].format(seconds=int(guard.locked_for_s() + 0.999)))
+            problems.append(tamper)
+            try:
+                settings = CaregiverSettings.from_json_lenient(raw)[0] if raw is not None else SAFE_DEFAULTS
+            except SettingsError:
+                settings = SAFE_DEFAULTS
+            locked = replace(settings, allowed_apps=frozenset(), apps_state=AppsState.LOCKED)
+            return SettingsLoad(locked, tuple(problems), needs_setup=True, tampered=True)
         if raw is None:
             problems.append(MSG["missing"])
-            return SettingsLoad(SAFE_DEFAULTS, tuple(problems), needs_setup=True)
+            # Once a PIN is set (or the file was set aside) the caregiver is in charge: nothing widens.
+            binding = self.history.set_aside is not None or pin_state(self.history)[0] is not PinState.NONE
+            state = AppsState.LOCKED if binding else AppsState.UNSET
+            return SettingsLoad(replace(SAFE_DEFAULTS, apps_state=state), tuple(problems), needs_setup=True)
         try:
             settings, bad = CaregiverSettings.from_json_lenient(raw)
         except SettingsError as error:
             log.warning("stored settings are damaged: %s", error)
             problems.append(MSG["corrupt"].format(detail=str(error)))
-            return SettingsLoad(SAFE_DEFAULTS, tuple(problems), needs_setup=True)
+            return SettingsLoad(LOCKED_DEFAULTS, tuple(problems), needs_setup=True)
         if bad:
             detail = "; ".join(f"{name}: {msg}" for name, msg in bad.items())
             log.warning("stored settings have bad fields, safe defaults used for them: %s", detail)
             problems.append(MSG["corrupt"].format(detail=detail))
-            return SettingsLoad(settings, tuple(problems), needs_setup=True)
-        if not seal_holds(self.history, SEAL_SETTINGS_KEY, _settings_material(self.history)):
-            log.warning("the caregiver settings do not match their seal: changed outside the app")
-            self.history.audit("settings_tampered")
-            problems.append(MSG["tampered"])
-            return SettingsLoad(replace(settings, allowed_apps=frozenset()), tuple(problems), needs_setup=True,
-                                tampered=True)
+            return SettingsLoad(replace(settings, apps_state=AppsState.LOCKED), tuple(problems), needs_setup=True)
         # The allowed_apps table is the source of truth for the allowed set when present.
         table = self.history.allowed_apps()
         if table:
             settings = replace(settings, allowed_apps=frozenset(table))
-        return SettingsLoad(settings, tuple(problems), needs_setup=False)
+        return SettingsLoad(replace(settings, apps_state=AppsState.SAVED), tuple(problems), needs_setup=False)
 
     def save(self, settings: CaregiverSettings, *, app_labels: dict[str, str] | None = None) -> None:
         labels = app_labels or {}
@@ -246,15 +321,33 @@ class SettingsStore:
 # --- tamper evidence ----------------------------------------------------------------------------------------
 
 
-def _seal_key(history: HistoryStore) -> bytes | None:
+class PinState(StrEnum):
+    NONE = "none"  # never set: a first run
+    SET = "set"
+    REMOVED = "removed"  # the row is gone but a seal (or the audit log) shows one was set
+    DAMAGED = "damaged"  # the row is there but is not a PIN record
+
+
+def pin_state(history: HistoryStore) -> tuple[PinState, PinHash | None]:
+    """Whether a caregiver PIN is set, and its hash. A missing row counts as REMOVED when anything the app
+    writes only once a PIN exists (a seal, the audit row of the PIN being set) is still there."""
     raw = history.get_setting(PIN_KEY)
     if raw is None:
-        return None
+        was_set = (history.get_setting(SEAL_SETTINGS_KEY) is not None
+                   or history.get_setting(SEAL_GUARD_KEY) is not None
+                   or history.audit_mentions("setting_changed", f'"{PIN_KEY}"'))
+        return (PinState.REMOVED if was_set else PinState.NONE), None
     try:
-        digest = PinHash.from_json(raw).digest
+        return PinState.SET, PinHash.from_json(raw)
     except SettingsError:
+        return PinState.DAMAGED, None
+
+
+def _seal_key(history: HistoryStore) -> bytes | None:
+    state, pin = pin_state(history)
+    if pin is None:
         return None
-    return hmac.new(digest, b"phonebuddy caregiver seal v1", hashlib.sha256).digest()
+    return hmac.new(pin.digest, b"phonebuddy caregiver seal v1", hashlib.sha256).digest()
 
 
 def _settings_material(history: HistoryStore) -> bytes:
@@ -272,19 +365,102 @@ def _mac(key: bytes, material: bytes) -> str:
 
 
 def put_seal(history: HistoryStore, seal_key: str, material: bytes, key: bytes | None = None) -> None:
-    """Seal `material` under the PIN-derived key (nothing to do while no PIN is set)."""
+    """Seal `material` under the PIN-derived key (nothing to do while no PIN is set). The settings seal
+    also keeps the sealed allowed apps (with their own MAC), so a later change can be said app by app."""
     key = key or _seal_key(history)
-    if key is not None:
-        history.put_setting(seal_key, _mac(key, material))
+    if key is None:
+        return
+    value = _mac(key, material)
+    if seal_key == SEAL_SETTINGS_KEY:
+        apps = json.dumps(sorted(history.allowed_apps()), ensure_ascii=False)
+        value = json.dumps({"mac": value, "apps": apps, "apps_mac": _mac(key, b"apps\0" + apps.encode())})
+    history.put_setting(seal_key, value)
+
+
+def _seal_parts(stored: str) -> dict[str, str]:
+    """A stored seal: a bare MAC (guard, and settings seals before issue 28) or the settings' JSON form."""
+    if stored.startswith("{"):
+        try:
+            data = json.loads(stored)
+            return {k: str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+        except (ValueError, RecursionError):
+            return {}
+    return {"mac": stored}
 
 
 def seal_holds(history: HistoryStore, seal_key: str, material: bytes) -> bool:
-    """True when no PIN is set (nothing to check against) or the stored seal matches `material`."""
-    key = _seal_key(history)
-    if key is None:
+    """True when no PIN was ever set (nothing to check against) or the stored seal matches `material`.
+    A removed or damaged PIN record never holds (fail closed)."""
+    state, _pin = pin_state(history)
+    if state is PinState.NONE:
         return True
+    key = _seal_key(history)
     stored = history.get_setting(seal_key)
-    return stored is not None and hmac.compare_digest(stored, _mac(key, material))
+    if key is None or stored is None:
+        return False
+    return hmac.compare_digest(_seal_parts(stored).get("mac", ""), _mac(key, material))
+
+
+def _sealed_apps(history: HistoryStore) -> set[str] | None:
+    """The allowed apps as last sealed by the app (None when the seal does not say, or was forged)."""
+    key, stored = _seal_key(history), history.get_setting(SEAL_SETTINGS_KEY)
+    if key is None or stored is None:
+        return None
+    parts = _seal_parts(stored)
+    apps = parts.get("apps", "")
+    if not apps or not hmac.compare_digest(parts.get("apps_mac", ""), _mac(key, b"apps\0" + apps.encode())):
+        return None
+    try:
+        return {str(a) for a in json.loads(apps)}
+    except (ValueError, TypeError):
+        return None
+
+
+def settings_tamper(history: HistoryStore) -> Text | None:
+    """What was changed outside the app, in words (None when the seal holds or no PIN was ever set)."""
+    state, _pin = pin_state(history)
+    if state is PinState.NONE:
+        return None
+    if state is PinState.REMOVED:
+        return MSG["pin_removed"].format(name=history.path.name)
+    if state is PinState.DAMAGED:
+        return MSG["pin_damaged"].format(name=history.path.name)
+    record, seal = history.get_setting(SETTINGS_KEY), history.get_setting(SEAL_SETTINGS_KEY)
+    if record is None:
+        return MSG["settings_removed"] if seal is not None else None  # a PIN, nothing saved yet: not tampered
+    if seal is None:
+        return MSG["seal_removed"]
+    if seal_holds(history, SEAL_SETTINGS_KEY, _settings_material(history)):
+        return None
+    return _join(MSG["tampered"], *_what_changed(history, record))
+
+
+def _what_changed(history: HistoryStore, record: str) -> list[Text]:
+    """The difference between the apps the app last sealed and what is there now, and a record edit."""
+    now = set(history.allowed_apps())
+    last = _sealed_apps(history)
+    said: list[Text] = []
+    if last is not None:
+        if now - last:
+            said.append(MSG["apps_added"].format(apps=", ".join(sorted(now - last))))
+        if last - now:
+            said.append(MSG["apps_removed"].format(apps=", ".join(sorted(last - now))))
+    try:
+        in_record = set(json.loads(record).get("allowed_apps") or ())
+    except (ValueError, AttributeError, TypeError):
+        in_record = None
+    if in_record != now:
+        said.append(MSG["record_edited"])
+    return said
+
+
+def _tamper_fingerprint(history: HistoryStore) -> str | None:
+    """One value per tampered state (so its lock is applied once, not at every look), None when untampered."""
+    if settings_tamper(history) is None:
+        return None
+    parts = [history.get_setting(k) or "" for k in (PIN_KEY, SETTINGS_KEY, SEAL_SETTINGS_KEY)]
+    parts.append(json.dumps(sorted(history.allowed_apps())))
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
 
 
 # --- the PIN ----------------------------------------------------------------------------------------------
@@ -315,8 +491,13 @@ class PinHash:
     def from_json(cls, text: str) -> PinHash:
         try:
             d = json.loads(text)
-            return cls(bytes.fromhex(d["salt"]), bytes.fromhex(d["digest"]), int(d["n"]), int(d["r"]), int(d["p"]))
-        except (ValueError, KeyError, TypeError) as error:
+            made = cls(bytes.fromhex(d["salt"]), bytes.fromhex(d["digest"]), int(d["n"]), int(d["r"]), int(d["p"]))
+            # Only what PinHash.create writes (a huge n would make every check a memory bomb).
+            if not (len(made.salt) >= 8 and len(made.digest) == 32 and 2 <= made.n <= 2**20
+                    and made.n & (made.n - 1) == 0 and 1 <= made.r <= 32 and 1 <= made.p <= 16):
+                raise ValueError("out of range")
+            return made
+        except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as error:
             raise SettingsError(f"stored PIN record is damaged ({type(error).__name__})") from None
 
 
@@ -333,42 +514,73 @@ class PinCheck:
 
 @dataclass
 class PinGuard:
-    """Checks the caregiver PIN with back-off. State is persisted in the history store's settings."""
+    """Checks the caregiver PIN with back-off. State is persisted in the history store's settings.
+
+    `clock` defaults to the history store's clock. A settings change made outside the app locks the PIN
+    once for `base_delay_s` (per tampered state, so the caregiver gets in after the pause); a removed or
+    damaged PIN record refuses every PIN and every new PIN (fail closed)."""
 
     history: HistoryStore
-    clock: Callable[[], float] = time.time
+    clock: Callable[[], float] | None = None
     free_tries: int = 3
     base_delay_s: float = 30.0
     max_delay_s: float = 3600.0
     _failures: int = field(default=0, init=False)
     _locked_until: float = field(default=0.0, init=False)
+    _tamper_seen: str = field(default="", init=False)
     tampered: bool = field(default=False, init=False)
 
     def __post_init__(self) -> None:
+        if self.clock is None:
+            self.clock = self.history.clock
         raw = self.history.get_setting(PIN_GUARD_KEY)
         if self.has_pin and not seal_holds(self.history, SEAL_GUARD_KEY, _guard_material(self.history)):
             # Deleted or edited outside the app (to reset the lockout): assume the tries ran out.
             log.warning("the PIN guard's record does not match its seal: locked as if the tries ran out")
-            self.history.audit("pin_guard_tampered")
+            _quiet_audit(self.history, "pin_guard_tampered")
             self.tampered = True
             self._failures, self._locked_until = self.free_tries, self.clock() + self.base_delay_s
             self._save()
-            return
-        if raw:
+        elif raw:
             try:
                 d = json.loads(raw)
                 self._failures, self._locked_until = int(d["failures"]), float(d["locked_until"])
+                self._tamper_seen = str(d.get("tamper", ""))
                 if not math.isfinite(self._locked_until) or self._failures < 0:
                     raise ValueError("out of range")
-            except (ValueError, KeyError, TypeError, OverflowError):
+            except (ValueError, KeyError, TypeError, OverflowError, AttributeError):
                 # A damaged counter must not unlock anything: assume the worst.
                 self._failures, self._locked_until = self.free_tries, self.clock() + self.base_delay_s
+        seen = _tamper_fingerprint(self.history)
+        if seen is not None and seen != self._tamper_seen:
+            # The settings were changed outside the app: lock the PIN once for this state.
+            self._tamper_seen = seen
+            self._failures = max(self._failures, self.free_tries)
+            self._locked_until = max(self._locked_until, self.clock() + self.base_delay_s)
+            self._save()
 
     @property
     def has_pin(self) -> bool:
-        return self.history.get_setting(PIN_KEY) is not None
+        """A PIN is set, or was (a removed or damaged record still counts: no new PIN over it)."""
+        return pin_state(self.history)[0] is not PinState.NONE
+
+    def locked_for_s(self) -> float:
+        return max(0.0, self._locked_until - self.clock())
+
+    def refusal(self) -> Text | None:
+        """Why no PIN can be checked or set at all (the record was removed or damaged), or None."""
+        state = pin_state(self.history)[0]
+        if state is PinState.REMOVED:
+            return MSG["pin_removed"].format(name=self.history.path.name)
+        if state is PinState.DAMAGED:
+            return MSG["pin_damaged"].format(name=self.history.path.name)
+        return None
 
     def set_pin(self, pin: str, *, n: int = 2**14) -> None:
+        refused = self.refusal()
+        if refused is not None:  # whoever deleted the row must not choose the next PIN
+            _quiet_audit(self.history, "pin_set_refused")
+            raise SettingsError(refused.en)
         # The settings seal moves to the new PIN's key only if it held under the old one (a change made
         # outside the app stays visible after a PIN change).
         settings_held = self.history.get_setting(SETTINGS_KEY) is not None and seal_holds(
@@ -380,20 +592,27 @@ class PinGuard:
             put_seal(self.history, SEAL_SETTINGS_KEY, _settings_material(self.history))
 
     def check(self, pin: str) -> PinCheck:
+        """Works on a full disk: the answer never depends on writing (the back-off is kept in memory then)."""
         now = self.clock()
         if now < self._locked_until:
             wait = self._locked_until - now
             return PinCheck(False, MSG["pin_locked"].format(seconds=int(wait + 0.999)), wait)
-        raw = self.history.get_setting(PIN_KEY)
-        if raw is None:
+        try:
+            state, stored = pin_state(self.history)
+        except sqlite3.Error as error:
+            log.warning("could not read the PIN record (%s)", type(error).__name__)
+            return PinCheck(False, MSG["pin_unreadable"])
+        if state in (PinState.REMOVED, PinState.DAMAGED):
+            return PinCheck(False, self.refusal())
+        if stored is None:
             return PinCheck(False, MSG["pin_missing"])
-        if PinHash.from_json(raw).matches(pin):
+        if stored.matches(pin):
             self._failures, self._locked_until = 0, 0.0
             self._save()
-            self.history.audit("pin_ok")
+            _quiet_audit(self.history, "pin_ok")
             return PinCheck(True)
         self._failures += 1
-        self.history.audit("pin_wrong", detail={"failures": self._failures})
+        _quiet_audit(self.history, "pin_wrong", failures=self._failures)
         if self._failures < self.free_tries:
             self._save()
             return PinCheck(False, MSG["pin_wrong"].format(left=self.free_tries - self._failures))
@@ -403,5 +622,11 @@ class PinGuard:
         return PinCheck(False, MSG["pin_wrong_wait"].format(seconds=int(delay)), delay)
 
     def _save(self) -> None:
-        self.history.put_setting(PIN_GUARD_KEY, json.dumps({"failures": self._failures, "locked_until": self._locked_until}))
-        put_seal(self.history, SEAL_GUARD_KEY, _guard_material(self.history))
+        record = {"failures": self._failures, "locked_until": self._locked_until}
+        if self._tamper_seen:
+            record["tamper"] = self._tamper_seen
+        try:
+            self.history.put_setting(PIN_GUARD_KEY, json.dumps(record))
+            put_seal(self.history, SEAL_GUARD_KEY, _guard_material(self.history))
+        except sqlite3.Error as error:  # a full or locked disk: the back-off still holds in this process
+            log.warning("could not save the PIN guard's state (%s)", type(error).__name__)

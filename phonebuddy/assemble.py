@@ -12,10 +12,13 @@ The one rule for the allowed apps (`decide_allowed_apps`):
 1. an explicit choice for this run wins (the command line's `--allowed-apps`, a training config's
    `allowed_apps`, the safety measurement's scenario); it is recorded in the result and said as a note,
    because it replaces what the caregiver saved;
-2. else the caregiver's saved list, when one is saved;
-3. else, on the simulated phone, the loaded task's own apps, or with no task every app of the simulated
+2. else, when the settings are locked (changed outside the app, a removed or damaged PIN record or seal,
+   a damaged record, a database set aside: `AppsState.LOCKED`), nothing at all, on every phone;
+3. else the caregiver's saved list, when one is saved, even an empty one (`AppsState.SAVED`: an empty
+   saved list is deny-all, never "not set");
+4. else, on the simulated phone, the loaded task's own apps, or with no task every app of the simulated
    phone (a toy phone with nothing real on it);
-4. else nothing: a real phone stays deny-all until the caregiver sets it up.
+5. else nothing: a real phone stays deny-all until the caregiver sets it up.
 
 The step budget: an explicit budget, else the caregiver's, else the task's, else 30. The other loop bounds
 (patience, loop guard) come from the caregiver's settings when saved. The outcome check is
@@ -39,7 +42,7 @@ from assistant_core.events import Event
 from assistant_core.i18n import Text
 from assistant_core.loop import LoopConfig, OutcomeCheck, RunInfo, UserChannel, run_episode
 from assistant_core.safety import GateContext, SafetyGate
-from assistant_core.settings import CaregiverSettings
+from assistant_core.settings import AppsState, CaregiverSettings
 from assistant_core.types import Device, Policy
 
 DEFAULT_STEP_BUDGET = 30
@@ -48,6 +51,7 @@ DEFAULT_STEP_BUDGET = 30
 class AllowedSource(StrEnum):
     OVERRIDE = "override"  # the command line, a training config, a measurement's scenario
     CAREGIVER = "caregiver settings"
+    LOCKED = "locked: settings changed outside the app"
     TASK = "task"
     SIMULATED_PHONE = "simulated phone"
     NONE = "none"
@@ -75,7 +79,9 @@ def decide_allowed_apps(*, settings: CaregiverSettings | None, installed: Iterab
         note = None if apps == saved else OVERRIDE_NOTE.format(apps=", ".join(sorted(apps)) or "-",
                                                                caregiver=", ".join(sorted(saved)) or "-")
         return AllowedApps(apps, AllowedSource.OVERRIDE, note)
-    if settings is not None and settings.allowed_apps:
+    if settings is not None and settings.apps_state is AppsState.LOCKED:
+        return AllowedApps(frozenset(), AllowedSource.LOCKED)
+    if settings is not None and (settings.allowed_apps or settings.apps_state is AppsState.SAVED):
         return AllowedApps(frozenset(settings.allowed_apps), AllowedSource.CAREGIVER)
     if simulated and task is not None:
         return AllowedApps(frozenset(task.apps), AllowedSource.TASK)

@@ -10,7 +10,8 @@
            offline; --model picks the profile), remote:URL (an OpenAI-compatible server).
 --confirm  ask (on the console), yes or no (answer every confirmation so; "no" is the default).
 --allowed-apps  packages the run may use (comma or space separated). Default: the caregiver's settings;
-           with none set up and a sim task, the task's own apps.
+           with none set up and a sim task, the task's own apps; none at all while the settings are locked
+           (changed outside the app) or saved empty.
 --db       the history database (default: the user data folder); --no-history keeps nothing.
 --fast-path  first the fast path: a request harness.fastpath understands runs as tool actions
            (same gate, confirmations and check), anything else goes to --policy with the same goal
@@ -234,7 +235,8 @@ def _run(args: argparse.Namespace) -> int:
     from assistant_core.events import Outcome, Said, SayPurpose
     from assistant_core.history import HistoryError, HistoryStore
     from assistant_core.loop import RunInfo
-    from assistant_core.settings import SettingsStore
+    from assistant_core.settings import MSG as SETTINGS_MSG
+    from assistant_core.settings import AppsState, SettingsStore
     from assistant_core.types import ConfirmAnswer
 
     device_spec = parse_device(args.device)
@@ -261,8 +263,12 @@ def _run(args: argparse.Namespace) -> int:
         except HistoryError as error:
             raise UsageError(error.message.get(args.lang)) from None
         loaded = SettingsStore(history).load()
-        settings = None if loaded.needs_setup else loaded.settings
-        notes.extend(p.get(args.lang) for p in loaded.problems)
+        # Locked (tampered, damaged) or saved settings bind even with no app in them; only "never set" does not.
+        settings = None if loaded.settings.apps_state is AppsState.UNSET else loaded.settings
+        for problem in loaded.problems:
+            notes.append(problem.get(args.lang))
+            if not args.json and problem != SETTINGS_MSG["missing"]:
+                print(f"note: {problem.get(args.lang)}", file=sys.stderr)
 
     from phonebuddy.assemble import RunSpec, assemble
 

@@ -103,13 +103,18 @@ def test_the_caregiver_is_told_when_the_settings_were_changed_outside_the_app(qt
     from app.settings_flow import open_caregiver_settings
     from assistant_core.settings import SETTINGS_KEY, CaregiverSettings, SettingsStore
 
-    history = HistoryStore.in_memory()
+    clock = [1_000_000.0]
+    history = HistoryStore.in_memory(clock=lambda: clock[0])
     SettingsStore(history).save(CaregiverSettings(allowed_apps=frozenset({"com.android.settings"})))
     PinGuard(history).set_pin("2468", n=2**10)
     record = json.loads(history.get_setting(SETTINGS_KEY))
     record["allowed_apps"] = ["com.phoneworld.wallet"]
     history.put_setting(SETTINGS_KEY, json.dumps(record))  # written around the app
     history.set_allowed_apps({"com.phoneworld.wallet": "Wallet"})
+    at_start = SettingsStore(history).load()  # as at start-up: the PIN is locked for 30 s (issue 28)
+    assert "30 seconds" in at_start.problems[-1].en and "com.phoneworld.wallet" in at_start.problems[-1].en
+    assert PinGuard(history).check("2468").retry_after_s > 0
+    clock[0] += 31
     window = make_window(qtbot, history=history)
     window.pin_dialog = window.settings_dialog = None
 
