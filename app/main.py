@@ -82,11 +82,11 @@ def _import_sqlite_utils_without_pandas() -> None:
         del sys.modules["pandas"]
 
 
-def _history(path: Path | None):
+def _history(path: Path | None, *, on_wait=None):
     _import_sqlite_utils_without_pandas()
     from assistant_core.history import HistoryStore
 
-    return HistoryStore(path) if path is not None else HistoryStore()
+    return HistoryStore(path, on_wait=on_wait) if path is not None else HistoryStore(on_wait=on_wait)
 
 
 def build_window(args: argparse.Namespace, *, services=None):
@@ -104,12 +104,15 @@ def build_window(args: argparse.Namespace, *, services=None):
 
     history = None
     loaded = None
+    said_first: list = []  # the history's own problems (a full disk, a lock, a file that cannot be opened)
     if services is None or services.history is None:
         try:
-            history = _history(args.db)
+            history = _history(args.db, on_wait=said_first.append)
             loaded = SettingsStore(history).load()
-        except Exception:  # no database: the window still opens, deny-all, and says so
+        except Exception as error:  # no database: the window still opens, deny-all, and says so
             log.exception("history database unavailable")
+            if getattr(error, "message", None) is not None:
+                said_first.append(error.message)
     else:
         history = services.history
         try:
@@ -149,8 +152,10 @@ def build_window(args: argparse.Namespace, *, services=None):
         )
     window = MainWindow(lang=lang, theme=theme, services=services, phone=phone, agent=agent)
     window.phone_owner = owner
-    if loaded is not None:
-        window.startup_problems = settings_problems(loaded)
+    if history is not None:
+        said_first.extend(history.take_notices())
+    if loaded is not None or said_first:
+        window.startup_problems = said_first + (settings_problems(loaded) if loaded is not None else [])
     if agent.kind is not AgentKind.SERVER and not args.self_check:
         from app.workers import BackgroundOp
 

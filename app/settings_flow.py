@@ -23,6 +23,7 @@ from app.agent import AgentChoice, AgentKind
 from app.settings_dialog import CaregiverSettingsDialog, PinDialog
 from app.strings import tr
 from assistant_core.errors import SettingsError
+from assistant_core.history import HistoryError
 from assistant_core.settings import SETTINGS_KEY, AppsState, PinGuard, SettingsStore
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -61,7 +62,7 @@ def ask_pin(window: MainWindow, guard: PinGuard) -> bool:
         return False
     if not guard.has_pin:
         dialog = PinDialog(lang=lang, new=True, parent=window)
-        dialog.check = lambda pin: _set(guard, pin)
+        dialog.check = lambda pin: _set(guard, pin, lang)
     else:
         dialog = PinDialog(lang=lang, parent=window)
 
@@ -108,14 +109,18 @@ def open_caregiver_settings(window: MainWindow) -> bool:
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return False
     settings, agent = dialog.result_settings(), dialog.result_agent()
-    store.save(settings, app_labels=installed)
-    save_agent(history, agent)
+    try:
+        store.save(settings, app_labels=installed)
+        save_agent(history, agent)
+    except HistoryError as error:  # a full disk or a lock: nothing half-saved is used, and the caregiver hears why
+        window.announcer.announce(error.message.get(window.lang))
+        return False
     settings = replace(settings, apps_state=AppsState.SAVED)  # the caregiver's list binds, even an empty one
     window.apply_settings(settings, agent)
     window.announcer.announce(tr("cs_saved", window.lang))
     if dialog.change_pin_requested:
         new = PinDialog(lang=window.lang, new=True, parent=window)
-        new.check = lambda pin: _set(guard, pin)
+        new.check = lambda pin: _set(guard, pin, window.lang)
         new.exec()
     if dialog.setup_requested:
         make_setup_wizard(window).exec()
@@ -130,7 +135,11 @@ def save_language(history, lang: str) -> bool:
     if loaded.needs_setup and history.get_setting(SETTINGS_KEY) is not None:
         log.warning("stored settings are damaged; the language choice is not saved over them")
         return False
-    store.save(replace(loaded.settings, language=lang), app_labels=history.allowed_apps())
+    try:
+        store.save(replace(loaded.settings, language=lang), app_labels=history.allowed_apps())
+    except HistoryError:  # a full disk: the choice holds for this session only (the start-up note said why)
+        log.warning("the language choice could not be saved")
+        return False
     return True
 
 
@@ -181,9 +190,11 @@ def make_setup_wizard(window: MainWindow, *, actions: SetupActions | None = None
     return wizard
 
 
-def _set(guard: PinGuard, pin: str) -> str | None:
+def _set(guard: PinGuard, pin: str, lang: str = "en") -> str | None:
     try:
         guard.set_pin(pin)
     except SettingsError as error:
         return str(error)
+    except HistoryError as error:  # a full disk or a lock: the PIN is not set, and the dialog says why
+        return error.message.get(lang)
     return None

@@ -10,9 +10,20 @@ most the step in flight.
 
 Schema: `PRAGMA user_version` holds the schema version; `MIGRATIONS[i]` takes version i to i+1 and each
 runs in one transaction. A database from a newer app version is refused with a clear message (never
-downgraded). A file that is not a readable database is set aside (renamed `<name>.corrupt-<UTC time>`,
-with its -wal/-shm) and a fresh one created; `store.set_aside` names the old file and the settings
-loader then starts deny-all until the caregiver sets the app up again.
+downgraded). Errors are told apart by SQLite's result code (`error_kind`, from `sqlite_errorcode`):
+- damaged (SQLITE_CORRUPT, SQLITE_NOTADB, or a failed quick_check): set aside (renamed
+  `<name>.corrupt-<UTC time>`, with its -wal/-shm) only after a full `integrity_check` on a separate
+  read-only connection also fails, and a fresh one created; `store.set_aside` names the old file and the
+  settings loader then starts deny-all until the caregiver sets the app up again;
+- a full disk (SQLITE_FULL, or SQLITE_IOERR with under 1 MiB free: opening a WAL database on a full disk
+  fails creating its -shm), or another disk error: the file is kept and opened read-only with
+  `locking_mode=EXCLUSIVE` (no -shm), so the PIN check, the settings and the history still work;
+  `degraded` is set, nothing more is written, and `take_notices()` says "the disk is full" and what to do;
+- locked (SQLITE_BUSY/LOCKED): waited for up to `lock_wait_s` (`on_wait` hears "another PhoneBuddy is
+  using the history"), then HistoryUnavailableError; never set aside;
+- cannot open (SQLITE_CANTOPEN, PERM, READONLY): HistoryUnavailableError; nothing touched.
+A full disk during a run ends the history, not the run: the run-record writes (`_soft`) are skipped, and
+the loop says the notice once. At each start, runs left without an outcome are marked "interrupted".
 
 Tables: runs, steps (action, decision, confirmation answer, timings, raw model text, the observed
 screen's width and height in device pixels, a small JPEG thumbnail), events, conversation, settings,
@@ -27,6 +38,7 @@ Thread-safe (one connection behind a lock) so the Qt worker thread and the UI th
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import json
 import logging
@@ -62,6 +74,25 @@ MSG = Catalog(
         "no_consent": ("Exporting runs as training data needs the user's consent, and none is on record.",
                        "把记录导出为训练数据需要用户同意，目前没有同意记录。"),
         "unknown_run": ("There is no run with id {run_id}.", "没有编号为 {run_id} 的记录。"),
+        "full": ("The disk is full, so PhoneBuddy cannot write its history. Nothing was deleted: the caregiver "
+                 "settings and the history are kept. Please free some space (delete large files or empty the "
+                 "trash), then start PhoneBuddy again.",
+                 "磁盘已满，PhoneBuddy 无法写入历史记录。没有删除任何东西：照护人设置和历史记录都还在。请腾出一些空间"
+                 "（删除大文件或清空回收站），然后重新启动 PhoneBuddy。"),
+        "io": ("The history file could not be read or written (a disk problem). Nothing was deleted or put aside. "
+               "Please check the disk, then start PhoneBuddy again.",
+               "无法读写历史记录文件（磁盘出了问题）。没有删除或另存任何东西。请检查磁盘，然后重新启动 PhoneBuddy。"),
+        "busy": ("Another PhoneBuddy is using the history. Waiting for it to finish.",
+                 "另一个 PhoneBuddy 正在使用历史记录。正在等它用完。"),
+        "locked": ("Another PhoneBuddy (or another program, such as a backup) is still using the history, so "
+                   "this one cannot use it. Nothing was changed. Close the other one and try again.",
+                   "另一个 PhoneBuddy（或其他程序，比如备份程序）还在使用历史记录，所以这里无法使用。没有做任何改动。"
+                   "请关闭另一个后再试。"),
+        "cantopen": ("The history file {path} cannot be opened (no permission, or its folder is missing). "
+                     "Nothing was changed there.",
+                     "无法打开历史记录文件 {path}（没有权限，或者文件夹不存在）。那里没有任何改动。"),
+        "without_history": ("This run goes on, but nothing more of it is written to the history.",
+                            "这次操作会继续，但不会再写入历史记录。"),
     },
 )
 
@@ -72,6 +103,70 @@ class HistoryError(RuntimeError):
     def __init__(self, message: Text):
         self.message = message
         super().__init__(message.en)
+
+
+class HistoryUnavailableError(HistoryError):
+    """The history file is healthy but cannot be used now: `kind` is "full", "io", "locked" or "cantopen"
+    (never set aside for that)."""
+
+    def __init__(self, message: Text, kind: str):
+        self.kind = kind
+        super().__init__(message)
+
+
+# SQLite's primary result codes (https://www.sqlite.org/rescode.html): the low byte of an extended code.
+_FULL, _IOERR, _BUSY, _LOCKED, _CANTOPEN, _PERM, _READONLY = 13, 10, 5, 6, 14, 3, 8
+_CORRUPT, _NOTADB = 11, 26
+
+
+def error_kind(error: BaseException, path: Path | None = None) -> str:
+    """"full", "io", "locked", "cantopen", "corrupt" or "other" for an sqlite3 error, from its result code
+    (Python 3.11's `sqlite_errorcode`). A disk I/O error on a disk with almost no space left is "full"
+    (opening a WAL database on a full disk fails creating its -shm file: SQLITE_IOERR_SHMSIZE)."""
+    code = getattr(error, "sqlite_errorcode", None)
+    if code is None:
+        return "other"
+    primary = code & 0xFF
+    if primary == _FULL:
+        return "full"
+    if primary == _IOERR:
+        if path is not None:
+            try:
+                import shutil
+
+                if shutil.disk_usage(path.parent).free < 1 << 20:
+                    return "full"
+            except OSError:
+                pass
+        return "io"
+    if primary in (_BUSY, _LOCKED):
+        return "locked"
+    if primary in (_CANTOPEN, _PERM, _READONLY):
+        return "cantopen"
+    if primary in (_CORRUPT, _NOTADB):
+        return "corrupt"
+    return "other"
+
+
+def _soft(default: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """A run-record write that must not stop the run: on a full disk (or a lock held too long) it is
+    skipped, `default` is returned, and the store's notices say so."""
+
+    def wrap(method: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(method)
+        def inner(self: HistoryStore, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return method(self, *args, **kwargs)
+            except HistoryUnavailableError:
+                return default
+
+        return inner
+
+    return wrap
+
+
+class _Damaged(Exception):
+    """quick_check found damage (confirmed by a full integrity check before anything is set aside)."""
 
 
 class ConsentRequiredError(HistoryError):
@@ -230,10 +325,19 @@ def _json_cell(text: Any) -> dict[str, Any]:
 class HistoryStore:
     """The per-user database. `HistoryStore(path)`; `HistoryStore.in_memory()` for tests."""
 
-    def __init__(self, path: str | Path | None = None, *, clock: Callable[[], float] = time.time):
+    def __init__(self, path: str | Path | None = None, *, clock: Callable[[], float] = time.time,
+                 lock_wait_s: float = 30.0, on_wait: Callable[[Text], None] | None = None):
+        """`lock_wait_s`: how long to wait for a database another process holds locked (`on_wait` hears
+        "another PhoneBuddy is using the history" once, when the wait starts)."""
         self.clock = clock
         self.path = Path(path) if path is not None else default_db_path()
         self.set_aside: Path | None = None
+        # "full" or "io" once a write failed for lack of space (or a disk error): nothing more is written,
+        # and `notices` holds what the user must hear (take_notices()).
+        self.degraded: str | None = None
+        self.notices: list[Text] = []
+        self.lock_wait_s = lock_wait_s
+        self.on_wait = on_wait
         self._lock = threading.RLock()
         self.db = self._open()
 
@@ -243,45 +347,142 @@ class HistoryStore:
 
     # --- opening, corruption, migrations ---------------------------------------------------------------
 
-    def _connect(self) -> sqlite_utils.Database:
-        conn = sqlite3.connect(str(self.path), check_same_thread=False, timeout=10)
+    BUSY_TIMEOUT_S = 10.0
+
+    def _connect(self, *, timeout: float | None = None, exclusive: bool = False) -> sqlite_utils.Database:
+        conn = sqlite3.connect(str(self.path), check_same_thread=False,
+                               timeout=self.BUSY_TIMEOUT_S if timeout is None else timeout)
         # A text cell with bytes that are not UTF-8 (a damaged or hand-edited file) reads with U+FFFD in
         # their place instead of making every read of its row raise.
         conn.text_factory = _lenient_text
         db = sqlite_utils.Database(conn)
-        if str(self.path) != ":memory:":
-            db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
-        db.execute("PRAGMA foreign_keys=ON")
+        try:
+            if exclusive:
+                # No -shm file (it cannot be created on a full disk): SQLite keeps the WAL index in memory.
+                db.execute("PRAGMA locking_mode=EXCLUSIVE")
+            elif str(self.path) != ":memory:":
+                db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA foreign_keys=ON")
+        except BaseException:
+            conn.close()  # an open half-set-up connection would keep its locks
+            raise
         return db
 
     def _open(self) -> sqlite_utils.Database:
-        if str(self.path) != ":memory:":
-            if self.path.exists() and not self.path.is_file():
-                # A folder is never "set aside" as a damaged database: that would move the user's files.
-                raise HistoryError(MSG["not_a_file"].format(path=str(self.path)))
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
+        if str(self.path) == ":memory:":
             db = self._connect()
+            self._migrate(db, db.execute("PRAGMA user_version").fetchone()[0])
+            return db
+        if self.path.exists() and not self.path.is_file():
+            # A folder is never "set aside" as a damaged database: that would move the user's files.
+            raise HistoryError(MSG["not_a_file"].format(path=str(self.path)))
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            raise HistoryUnavailableError(MSG["cantopen"].format(path=str(self.path)), "cantopen") from None
+        deadline = time.monotonic() + self.lock_wait_s
+        told = False
+        while True:
+            try:
+                return self._open_once()
+            except HistoryUnavailableError as error:
+                if error.kind != "locked":
+                    raise
+                if time.monotonic() >= deadline:
+                    raise
+                if not told:
+                    log.warning("the history database is locked by another process; waiting")
+                    if self.on_wait is not None:
+                        self.on_wait(MSG["busy"])
+                told = True
+                time.sleep(0.5)
+
+    def _open_once(self) -> sqlite_utils.Database:
+        """One try: the database, or HistoryUnavailableError (kept as it is), or a damaged file set aside
+        after a full integrity check failed."""
+        db: sqlite_utils.Database | None = None
+        try:
+            db = self._connect(timeout=1.0)
             check = db.execute("PRAGMA quick_check").fetchone()[0]
             if check != "ok":
-                raise sqlite3.DatabaseError(f"quick_check: {check}")
+                raise _Damaged(str(check))
             version = db.execute("PRAGMA user_version").fetchone()[0]
-        except sqlite3.DatabaseError as error:
-            if str(self.path) == ":memory:":
-                raise
-            log.warning("history database %s is unreadable (%s); setting it aside", self.path, error)
-            try:
-                db.conn.close()
-            except (NameError, UnboundLocalError, sqlite3.Error):
-                pass
-            self.set_aside = self._set_aside()
-            db = self._connect()
-            version = 0
+            db.execute(f"PRAGMA busy_timeout={int(self.BUSY_TIMEOUT_S * 1000)}")
+        except (sqlite3.Error, _Damaged) as error:
+            if db is not None:
+                try:
+                    db.conn.close()
+                except sqlite3.Error:
+                    pass
+            kind = "corrupt" if isinstance(error, _Damaged) else error_kind(error, self.path)
+            if kind == "corrupt":
+                verdict = self._integrity()  # never set aside on an error from opening alone
+                if verdict != "corrupt":
+                    kind = "io" if verdict in ("ok", "other") else verdict
+            if kind == "corrupt":
+                log.warning("history database %s failed its integrity check (%s); setting it aside", self.path, error)
+                self.set_aside = self._set_aside()
+                db = self._connect()
+                version = 0
+            elif kind in ("full", "io"):
+                return self._open_read_only(kind)
+            else:
+                log.info("history database %s cannot be used now (%s)", self.path, getattr(error, "sqlite_errorname", error))
+                message = MSG["cantopen"].format(path=str(self.path)) if kind == "cantopen" else MSG.entries.get(kind, MSG["io"])
+                raise HistoryUnavailableError(message, kind if kind in ("locked", "cantopen") else "io") from None
         if version > SCHEMA_VERSION:
             db.conn.close()
             raise HistoryError(MSG["newer"].format(found=version, known=SCHEMA_VERSION))
-        self._migrate(db, version)
+        try:
+            self._migrate(db, version)
+            self._mark_interrupted(db)
+        except sqlite3.Error as error:
+            db.conn.close()
+            kind = error_kind(error, self.path)
+            if kind in ("full", "io"):
+                return self._open_read_only(kind)
+            raise
+        return db
+
+    INTERRUPTED = "interrupted"
+
+    def _mark_interrupted(self, db: sqlite_utils.Database) -> None:
+        """Runs left without an outcome (the process was killed or the power went) are "interrupted"
+        (a run still going in another PhoneBuddy writes its real outcome over this when it ends)."""
+        with db.atomic():
+            cursor = db.execute("UPDATE runs SET outcome = ? WHERE outcome IS NULL", [self.INTERRUPTED])
+        if cursor.rowcount:
+            log.info("%d run(s) left without an outcome marked interrupted", cursor.rowcount)
+
+    def _integrity(self) -> str:
+        """A full integrity check on a separate read-only connection: "ok", "corrupt", or why it could not run."""
+        try:
+            conn = sqlite3.connect(self.path.resolve().as_uri() + "?mode=ro", uri=True, timeout=1.0)
+            try:
+                result = conn.execute("PRAGMA integrity_check(1)").fetchone()[0]
+            finally:
+                conn.close()
+        except sqlite3.Error as error:
+            return error_kind(error, self.path)
+        return "ok" if result == "ok" else "corrupt"
+
+    def _open_read_only(self, kind: str) -> sqlite_utils.Database:
+        """A full disk: the file is kept and read (PIN, settings, history) with no -shm, and nothing is
+        written (`degraded`). HistoryUnavailableError when even that fails."""
+        try:
+            db = self._connect(exclusive=True)
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            db.execute("SELECT count(*) FROM settings").fetchone()
+        except sqlite3.Error:
+            raise HistoryUnavailableError(MSG[kind], kind) from None
+        if version != SCHEMA_VERSION:
+            db.conn.close()
+            raise HistoryUnavailableError(MSG[kind], kind)
+        log.warning("history database %s opened read-only: %s", self.path, kind)
+        self.degraded = kind
+        self.notices.append(Text(f"{MSG[kind].en} {MSG['without_history'].en}",
+                                 f"{MSG[kind].zh}{MSG['without_history'].zh}"))
         return db
 
     def _set_aside(self) -> Path:
@@ -320,19 +521,49 @@ class HistoryStore:
 
     @contextmanager
     def _tx(self, *, durable: bool = False) -> Iterator[sqlite_utils.Database]:
-        """One transaction; `durable` commits it with synchronous=FULL."""
+        """One transaction; `durable` commits it with synchronous=FULL. A full disk, a disk error or a lock
+        held too long raise HistoryUnavailableError (the run-record writes below swallow it: `_soft`); after
+        a full disk or a disk error nothing more is written by this store (`degraded`)."""
         with self._lock:
-            if durable:
-                self.db.execute("PRAGMA synchronous=FULL")
+            if self.degraded is not None:
+                raise HistoryUnavailableError(MSG[self.degraded], self.degraded)
             try:
-                # sqlite-utils' atomic() opens a real BEGIN..COMMIT; its own writes nest as savepoints, so
-                # everything here commits once (the connection's own context manager would not BEGIN).
-                with self.db.atomic():
-                    yield self.db
-            finally:
                 if durable:
-                    self.db.execute("PRAGMA synchronous=NORMAL")
+                    self.db.execute("PRAGMA synchronous=FULL")
+                try:
+                    # sqlite-utils' atomic() opens a real BEGIN..COMMIT; its own writes nest as savepoints, so
+                    # everything here commits once (the connection's own context manager would not BEGIN).
+                    with self.db.atomic():
+                        yield self.db
+                finally:
+                    if durable:
+                        self.db.execute("PRAGMA synchronous=NORMAL")
+            except sqlite3.Error as error:
+                kind = error_kind(error, self.path)
+                if kind not in ("full", "io", "locked"):
+                    raise
+                if self.db.conn.in_transaction:
+                    try:
+                        self.db.conn.rollback()
+                    except sqlite3.Error:
+                        pass
+                log.warning("a history write failed: %s", getattr(error, "sqlite_errorname", kind))
+                if kind != "locked":
+                    self.degraded = kind
+                    self.notices.append(Text(f"{MSG[kind].en} {MSG['without_history'].en}",
+                                             f"{MSG[kind].zh}{MSG['without_history'].zh}"))
+                elif MSG["locked"] not in self.notices:
+                    self.notices.append(MSG["locked"])
+                raise HistoryUnavailableError(MSG[kind], kind) from None
 
+    def take_notices(self) -> list[Text]:
+        """What the user must hear about the history since the last call (a full disk: the run goes on
+        without history), each said once."""
+        with self._lock:
+            notices, self.notices = self.notices, []
+        return notices
+
+    @_soft(0)
     def start_run(self, goal: str, *, lang: str = "en", device: str = "", policy: str = "") -> int:
         with self._tx(durable=True) as db:
             table = db["runs"]
@@ -342,6 +573,7 @@ class HistoryStore:
             self._audit(db, "run_started", run_id, None, {"goal": goal, "device": device, "policy": policy})
         return run_id
 
+    @_soft(None)
     def finish_run(self, run_id: int, *, outcome: str, steps: int, summary: str = "",
                    verification: str | None = None, evidence: str | None = None) -> None:
         with self._tx(durable=True) as db:
@@ -349,6 +581,7 @@ class HistoryStore:
                                        "summary": summary, "verification": verification, "evidence": evidence})
             self._audit(db, "run_finished", run_id, None, {"outcome": outcome, "steps": steps})
 
+    @_soft(0)
     def record_step(self, run_id: int, index: int, *, action: dict[str, Any], thought: str = "",
                     raw_text: str = "", verdict: str = "", rule: str = "", reason: Text | None = None,
                     confirmation: str | None = None, foreground: str = "", timings: dict[str, float] | None = None,
@@ -372,6 +605,7 @@ class HistoryStore:
             db["runs"].update(run_id, {"steps": index + 1})
         return step_id
 
+    @_soft(None)
     def update_step(self, step_id: int, *, executed: bool | None = None, confirmation: str | None = None,
                     error: str | None = None, timings: dict[str, float] | None = None) -> None:
         changes: dict[str, Any] = {}
@@ -387,6 +621,7 @@ class HistoryStore:
             with self._tx() as db:
                 db["steps"].update(step_id, changes)
 
+    @_soft(None)
     def record_confirmation(self, run_id: int, index: int, step_id: int | None, *, answer: str,
                             by_default: bool, question: str) -> None:
         """The user's answer (consent), fsync'd before the action it allows or refuses."""
@@ -396,6 +631,7 @@ class HistoryStore:
             self._audit(db, "confirmation", run_id, index,
                         {"answer": answer, "by_default": by_default, "question": question})
 
+    @_soft(None)
     def audit(self, kind: str, *, run_id: int | None = None, step: int | None = None,
               detail: dict[str, Any] | None = None) -> None:
         with self._tx(durable=True) as db:
@@ -406,11 +642,13 @@ class HistoryStore:
         db["audit"].insert({"ts": self.clock(), "kind": kind, "run_id": run_id, "step": step,
                             "detail": json.dumps(detail, ensure_ascii=False, default=str)})
 
+    @_soft(None)
     def record_event(self, run_id: int, seq: int, *, step: int, kind: str, payload: dict[str, Any]) -> None:
         with self._tx() as db:
             db["events"].insert({"run_id": run_id, "seq": seq, "step": step, "kind": kind,
                                  "payload": json.dumps(payload, ensure_ascii=False, default=str), "ts": self.clock()})
 
+    @_soft(None)
     def record_batch(self, events: list[EventRow], messages: list[MessageRow]) -> None:
         """Several events and conversation messages in one transaction (the loop flushes before it acts)."""
         if not events and not messages:
@@ -424,6 +662,7 @@ class HistoryStore:
                 db["conversation"].insert({"run_id": m.run_id, "role": m.role, "text": m.text, "lang": m.lang,
                                            "ts": m.ts})
 
+    @_soft(0)
     def add_message(self, role: str, text: str, *, lang: str = "en", run_id: int | None = None) -> int:
         with self._tx() as db:
             table = db["conversation"]

@@ -388,11 +388,13 @@ class _Episode:
                 policy_failures = 0
                 while True:
                     self.check_stop()
+                    yield from self.history_notices()
                     if self.index >= self.config.step_budget:
                         raise _Ended(Outcome.STEP_BUDGET, MSG["budget"].format(n=self.config.step_budget))
                     policy_failures = yield from self.one_step(policy_failures)
             except _Ended as ended:
                 outcome, summary = ended.outcome, ended.summary
+            yield from self.history_notices()
             if outcome is not Outcome.FINISHED:
                 yield self.emit(Said(self.index, summary, SayPurpose.SUMMARY))
             result = EpisodeResult(goal=self.goal, outcome=outcome, summary=summary, steps=tuple(self.steps),
@@ -426,6 +428,12 @@ class _Episode:
                 self.flush()
                 self.history.finish_run(self.run_id, outcome=str(Outcome.STOPPED), steps=len(self.steps),
                                         summary=MSG["stopped"].en)
+
+    def history_notices(self) -> Generator[Event, None, None]:
+        """A full disk (or a lock held too long) stops the history, not the run: the user hears it once."""
+        if self.history is not None:
+            for notice in self.history.take_notices():
+                yield self.emit(Said(self.index, notice, SayPurpose.NOTICE))
 
     def before_check(self) -> None:
         """An outcome check that compares before and after reads the phone now (`before_run`, optional)."""

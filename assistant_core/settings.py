@@ -45,7 +45,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, ValidationError
 
 from assistant_core.errors import SettingsError
-from assistant_core.history import HistoryStore
+from assistant_core.history import HistoryError, HistoryStore
 from assistant_core.i18n import Catalog, Lang, Text, normalize_lang
 from assistant_core.safety import OPTIONAL_CONFIRM, Category
 
@@ -258,7 +258,7 @@ def _quiet_audit(history: HistoryStore, kind: str, **detail: Any) -> None:
     """An audit row when the disk allows it (a full or locked database must not stop the safe answer)."""
     try:
         history.audit(kind, detail=detail or None)
-    except sqlite3.Error as error:
+    except (sqlite3.Error, HistoryError) as error:
         log.warning("could not write the audit row %s (%s)", kind, type(error).__name__)
 
 
@@ -599,7 +599,7 @@ class PinGuard:
             return PinCheck(False, MSG["pin_locked"].format(seconds=int(wait + 0.999)), wait)
         try:
             state, stored = pin_state(self.history)
-        except sqlite3.Error as error:
+        except (sqlite3.Error, HistoryError) as error:
             log.warning("could not read the PIN record (%s)", type(error).__name__)
             return PinCheck(False, MSG["pin_unreadable"])
         if state in (PinState.REMOVED, PinState.DAMAGED):
@@ -628,5 +628,5 @@ class PinGuard:
         try:
             self.history.put_setting(PIN_GUARD_KEY, json.dumps(record))
             put_seal(self.history, SEAL_GUARD_KEY, _guard_material(self.history))
-        except sqlite3.Error as error:  # a full or locked disk: the back-off still holds in this process
+        except (sqlite3.Error, HistoryError) as error:  # a full or locked disk: the back-off holds in memory
             log.warning("could not save the PIN guard's state (%s)", type(error).__name__)

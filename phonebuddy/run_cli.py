@@ -258,10 +258,18 @@ def _run(args: argparse.Namespace) -> int:
     notes: list[str] = []
     settings = None
     if not args.no_history:
+        def waiting(message: Any) -> None:  # another PhoneBuddy holds the history: said while waiting
+            print(f"note: {message.get(args.lang)}", file=sys.stderr, flush=True)
+
         try:
-            history = HistoryStore(args.db) if args.db else HistoryStore()
-        except HistoryError as error:
+            history = HistoryStore(args.db, on_wait=waiting) if args.db else HistoryStore(on_wait=waiting)
+        except HistoryError as error:  # locked too long, cannot open, a newer version: nothing was changed
             raise UsageError(error.message.get(args.lang)) from None
+        if history.set_aside is not None:
+            # A damaged file was put aside: never carry on as if nothing happened on the blank one.
+            message = history.set_aside_message()
+            history.close()
+            raise UsageError(message.get(args.lang))
         loaded = SettingsStore(history).load()
         # Locked (tampered, damaged) or saved settings bind even with no app in them; only "never set" does not.
         settings = None if loaded.settings.apps_state is AppsState.UNSET else loaded.settings

@@ -71,7 +71,7 @@ def test_sigkill_mid_run_loses_at_most_the_step_in_flight(tmp_path):
     assert store.set_aside is None  # opened cleanly, not treated as damaged
     assert store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     (run,) = store.runs()
-    assert run.outcome is None  # never finished
+    assert run.outcome == "interrupted" and run.ended is None  # never finished: marked at the next start (issue 28)
     steps = store.steps(run.id)
     # Four steps done and marked executed; the fifth recorded (before dispatch) but not executed.
     assert [s.executed for s in steps] == [True, True, True, True, False]
