@@ -108,3 +108,101 @@ def test_the_token_can_come_from_the_environment(served, monkeypatch):
     monkeypatch.setenv("PHONEBUDDY_API_KEY", server.token)
     policy = RemotePolicy(server.url, profile="phonebuddy-4b", max_pixels=TEST_MAX_PIXELS)
     assert policy.propose("Open it", phone_observation()).action.x == 540 and model.calls == 1
+
+
+# --- issue 28: the token file and half-sent requests -----------------------------------------------------
+
+import os  # noqa: E402
+import socket  # noqa: E402
+import stat  # noqa: E402
+
+from assistant_core.policy.cli import main as policy_main  # noqa: E402
+from assistant_core.policy.serve import TokenFileError, write_token_file  # noqa: E402
+
+
+def test_the_token_file_is_created_new_and_readable_only_by_its_owner(tmp_path):
+    path = tmp_path / "token"
+    old = os.umask(0)  # even with a permissive umask
+    try:
+        write_token_file(str(path), "secret-token")
+    finally:
+        os.umask(old)
+    assert path.read_text() == "secret-token\n"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_an_existing_token_file_is_refused_and_left_as_it_was(tmp_path):
+    path = tmp_path / "token"
+    path.write_text("old\n")
+    path.chmod(0o644)
+    with pytest.raises(TokenFileError) as refused:
+        write_token_file(str(path), "secret-token")
+    assert "already exists" in refused.value.message
+    assert path.read_text() == "old\n" and stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_a_symlink_is_never_followed(tmp_path, dangling):
+    target = tmp_path / "elsewhere"
+    if not dangling:
+        target.write_text("precious\n")
+    link = tmp_path / "token"
+    link.symlink_to(target)
+    with pytest.raises(TokenFileError):
+        write_token_file(str(link), "secret-token")
+    if dangling:
+        assert not target.exists()  # nothing created through the link
+    else:
+        assert target.read_text() == "precious\n"
+
+
+def test_policy_serve_refuses_an_existing_token_file_before_loading_the_model(tmp_path, capsys):
+    path = tmp_path / "token"
+    path.write_text("old\n")
+    code = policy_main(["serve", "--token-file", str(path), "--model-dir", str(tmp_path / "no-model")])
+    err = capsys.readouterr().err
+    assert code == 1 and "already exists" in err and "Traceback" not in err
+    assert path.read_text() == "old\n"
+
+
+def _half_sent(server, payload: bytes) -> bytes:
+    host, port = server._httpd.server_address[:2]
+    with socket.create_connection((host, port), timeout=30) as sock:
+        sock.sendall(payload)
+        sock.settimeout(30)  # the server's read timeout (1 s here) must close it long before this
+        received = b""
+        while True:
+            chunk = sock.recv(4096)
+            if not chunk:
+                return received
+            received += chunk
+
+
+@pytest.mark.parametrize("payload", [
+    b"POST /v1/chat/completions HTT",  # the request line, cut
+    b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le",  # the headers, cut
+])
+def test_a_half_sent_request_does_not_hold_a_thread(payload):
+    model = FakeModel()
+    server = ChatServer(model, read_timeout_s=1.0).start()
+    try:
+        _half_sent(server, payload)  # returns only because the server closed the connection
+        assert model.calls == 0
+    finally:
+        server.stop()
+
+
+def test_a_half_sent_body_is_dropped_and_the_server_still_answers():
+    model = FakeModel()
+    server = ChatServer(model, read_timeout_s=1.0).start()
+    try:
+        port = server._httpd.server_address[1]
+        head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                f"Authorization: Bearer {server.token}\r\nContent-Type: application/json\r\n"
+                "Content-Length: 5000\r\n\r\n{\"model\": ").encode()
+        _half_sent(server, head)
+        assert model.calls == 0
+        ok = post(server, headers={"Authorization": f"Bearer {server.token}", "Content-Type": "application/json"})
+        assert ok.status_code == 200 and model.calls == 1
+    finally:
+        server.stop()

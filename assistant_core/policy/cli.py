@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from assistant_core.errors import PolicyOutputError
@@ -46,7 +47,8 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--split-reasoning", action="store_true", help="return the thought in reasoning_content")
     serve.add_argument("--lang", default="en")
     serve.add_argument("--token-file", default=None,
-                       help="write this launch's access token to this file (readable only by you)")
+                       help="write this launch's access token to this new file (mode 0600; an existing "
+                            "file or a link is refused)")
     return parser
 
 
@@ -133,6 +135,10 @@ def _serve(args: argparse.Namespace) -> int:
     from assistant_core.policy.factory import make_policy
     from assistant_core.policy.serve import ChatServer
 
+    if args.token_file and os.path.lexists(args.token_file):  # said before the model loads (minutes)
+        print(f"error: the access token was not written: {args.token_file} already exists (or is a link); the "
+              "token is only written to a new file. Remove it or choose another name.", file=sys.stderr)
+        return 1
     try:
         policy = make_policy(args.profile, backend="local", model_dir=args.model_dir, quantization=args.quantization)
         policy.load(on_progress=lambda p: print(p.message.get(args.lang), file=sys.stderr))
@@ -145,14 +151,12 @@ def _serve(args: argparse.Namespace) -> int:
         return 1
     print(f"serving {server.model_name} at {server.url}", file=sys.stderr)
     if args.token_file:
-        import os
+        from assistant_core.policy.serve import TokenFileError, write_token_file
 
         try:
-            fd = os.open(args.token_file, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(server.token + "\n")
-        except OSError as error:
-            print(f"error: cannot write the token to {args.token_file}: {error}", file=sys.stderr)
+            write_token_file(args.token_file, server.token)
+        except TokenFileError as error:
+            print(f"error: the access token was not written: {error.message}", file=sys.stderr)
             return 1
         print(f"access token written to {args.token_file}", file=sys.stderr)
     else:

@@ -18,7 +18,9 @@ Who may call it: every request needs ``Authorization: Bearer TOKEN`` with the pe
 user opens cannot run the model with a cross-site ``text/plain`` POST. The Host header must name this
 server (loopback names on a loopback bind: no DNS rebinding), a browser's Origin header must be this
 server's own, and a POST must be ``application/json`` (which a page cannot send cross-site without a
-CORS preflight this server never grants). Bodies over `MAX_BODY_BYTES` are refused (413).
+CORS preflight this server never grants). Bodies over `MAX_BODY_BYTES` are refused (413). A connection
+that sends nothing for `read_timeout_s` (30 s) is closed, so half-sent requests do not hold threads.
+`write_token_file` creates the token file new with mode 0600 and never follows a link.
 """
 
 from __future__ import annotations
@@ -46,6 +48,43 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 
 class RequestError(ValueError):
     """A bad request (HTTP 400)."""
+
+
+READ_TIMEOUT_S = 30.0  # per connection: a client that stops sending mid-request is dropped, its thread freed
+
+
+class TokenFileError(OSError):
+    """The token file was not written (it exists, is a link, or its folder cannot be written); `message`
+    says so for a person."""
+
+    def __init__(self, message: str):
+        self.message = message
+        super().__init__(message)
+
+
+def write_token_file(path: str, token: str) -> None:
+    """Write `token` to a new file only its owner can read (mode 0600), created with O_CREAT|O_EXCL|
+    O_NOFOLLOW: an existing file (which might be readable by others, or a link to somewhere else) is
+    refused, never overwritten or followed. TokenFileError with a plain sentence otherwise."""
+    import errno
+    import os
+
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except FileExistsError:
+        raise TokenFileError(f"{path} already exists (or is a link); the token is only written to a new file. "
+                             "Remove it or choose another name.") from None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            raise TokenFileError(f"{path} is a link; the token is never written through a link.") from None
+        raise TokenFileError(f"cannot create {path}: {error.strerror or 'not allowed'}.") from None
+    try:
+        os.fchmod(fd, 0o600)  # exactly 0600, whatever the umask
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(token + "\n")
+    except OSError as error:
+        raise TokenFileError(f"cannot write {path}: {error.strerror or 'write failed'}.") from None
 
 
 def hf_messages_from_openai(messages: Any) -> list[dict[str, Any]]:
@@ -127,8 +166,10 @@ class ChatServer:
     """See the module docstring. `policy` is a LocalPolicy (anything with `.generate()` and `.profile`)."""
 
     def __init__(self, policy: Any, *, host: str = "127.0.0.1", port: int = 0, model_name: str | None = None,
-                 split_reasoning: bool = False, max_tokens_cap: int | None = None, token: str | None = None):
+                 split_reasoning: bool = False, max_tokens_cap: int | None = None, token: str | None = None,
+                 read_timeout_s: float = READ_TIMEOUT_S):
         self.policy = policy
+        self.read_timeout_s = read_timeout_s
         self.token = token or secrets.token_urlsafe(32)
         self.model_name = model_name or policy.profile.repo_id
         self.split_reasoning = split_reasoning
@@ -206,6 +247,9 @@ class ChatServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # socketserver sets this on the connection: a half-sent request line, header or body (or an idle
+            # keep-alive connection) ends after this many seconds without a byte, and the thread is freed.
+            timeout = server.read_timeout_s
 
             def log_message(self, fmt: str, *args: Any) -> None:
                 log.debug("serve: " + fmt, *args)
