@@ -98,6 +98,10 @@ TEXT = Catalog(
             "The phone disconnected. Check the cable or Wi-Fi connection, then start again.",
             "手机连接断开了。请检查数据线或无线网络连接，然后重新开始。",
         ),
+        "unresponsive": (
+            "it gave no answer for {seconds} seconds; restart it or check the cable or Wi-Fi",
+            "{seconds} 秒内没有任何回应；请重启手机，或检查数据线或无线网络",
+        ),
         "capture_failed": (
             "I couldn't take a picture of the phone's screen, even after trying again.",
             "我无法截取手机屏幕，重试后仍然失败。",
@@ -128,6 +132,11 @@ DOUBLE_TAP_GAP_S = 0.1
 _TRANSIENT = ("offline", "authorizing", "connecting")
 _FOCUS_RE = re.compile(r"mCurrentFocus=Window\{(?P<hash>\S+) \S+ (?P<name>[^}\s]+)\}")
 _BOUNDS_RE = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
+
+
+class DeviceUnresponsive(DeviceError):
+    """The phone is still listed by adb but stopped answering (a hung phone or adbd): waiting for it to
+    "come back" would keep the run hanging, so the run ends with this message instead."""
 
 
 class ScreenLockedError(DeviceError):
@@ -344,6 +353,7 @@ class AdbDevice:
         capture_budget_s: float = 5.0,
         reconnect_grace_s: float = 10.0,
         command_timeout_s: float = 20.0,
+        silent_timeout_s: float = 3.0,
         mirror_wait_s: float = 0.6,
         mirror_settle_s: float = 0.15,
         capture: str = "raw",
@@ -357,6 +367,11 @@ class AdbDevice:
         self.capture_budget_s = capture_budget_s
         self.reconnect_grace_s = reconnect_grace_s
         self.command_timeout_s = command_timeout_s
+        # After a call went unanswered (DeviceUnresponsive), later calls wait at most this long until the
+        # phone answers again, so a hung phone ends a run within command_timeout_s + a few seconds.
+        self.silent_timeout_s = silent_timeout_s
+        self._silent = False
+        self._silent_since: float | None = None
         self.mirror_wait_s = mirror_wait_s
         self.mirror_settle_s = mirror_settle_s
         self.text_entry = TextEntry(self._act_shell, mirror=mirror, sleep=self.clock.sleep)
@@ -455,12 +470,19 @@ class AdbDevice:
         a stream cut mid-command is retried only for idempotent calls (a tap might have happened).
         A timeout is re-raised as is when `timeouts_raise` (the caller retries), else the phone stopped
         answering (DeviceDisconnected)."""
+        started = self.clock.monotonic()
         try:
             result = fn()
         except (AdbTimeout, TimeoutError) as exc:
             if timeouts_raise:
                 raise
-            raise DeviceDisconnected(TEXT["offline"], detail=f"no answer: {exc}") from exc
+            # Listed but silent: a hung phone. Ending here keeps a run from waiting minutes (a reconnect
+            # loop would poll the same silent phone, each poll waiting out its own timeout).
+            if self._silent_since is None:
+                self._silent_since = started
+            waited = max(1, round(self.clock.monotonic() - self._silent_since))  # silent since its first miss
+            self._silent = True  # until the phone answers again, each call waits only silent_timeout_s
+            raise DeviceUnresponsive(TEXT["unresponsive"].format(seconds=waited), detail=f"no answer: {exc}") from exc
         except (AdbError, OSError, _StreamCut) as exc:
             cut = isinstance(exc, _StreamCut)
             error = self._classify(exc)
@@ -482,6 +504,7 @@ class AdbDevice:
                     raise DeviceDisconnected(TEXT["disconnected"], detail=str(again)) from again
                 raise self._classify(again) from again
         self._was_online = True
+        self._silent, self._silent_since = False, None
         return result
 
     def features(self) -> set[str]:
@@ -499,10 +522,16 @@ class AdbDevice:
         return self._features
 
     def _read_all(self, c: Any, timeout: float) -> bytes:
-        c.conn.settimeout(timeout)
+        """Everything until the stream closes, within `timeout` in all (a phone that trickles a byte now
+        and then cannot stretch one call past it)."""
+        deadline = time.monotonic() + timeout
         chunks = []
         try:
             while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise TimeoutError(f"no end of output within {timeout:.0f} s")
+                c.conn.settimeout(left)
                 chunk = c.conn.recv(1 << 16)
                 if not chunk:
                     break
@@ -515,6 +544,8 @@ class AdbDevice:
         """Run a shell command line; stdout, stderr and exit status (shell protocol v2). Pass
         idempotent=False for commands that change the phone (they are not repeated after a cut)."""
         timeout = timeout or self.command_timeout_s
+        if self._silent:  # it just left a call unanswered: do not wait the full timeout again
+            timeout = min(timeout, self.silent_timeout_s)
 
         def go() -> ShellResult:
             if "shell_v2" not in self.features():

@@ -281,10 +281,17 @@ def _run(args: argparse.Namespace) -> int:
     from phonebuddy.assemble import RunSpec, assemble
 
     patience = Patience(window_s=None if args.confirm == "ask" else 60.0, reminders=0 if args.confirm != "ask" else 3)
-    parts = assemble(RunSpec(
-        device=device, lang=args.lang, settings=settings, simulated=device_spec.kind == "sim", task=task,
-        allowed_override=parse_apps(args.allowed_apps), step_budget=args.max_steps, patience=patience,
-        thumbnails=history is not None, verify=not args.no_verify, extra_kinds=tuple(Path(k) for k in args.kinds)))
+    from assistant_core.types import DeviceError
+
+    try:
+        parts = assemble(RunSpec(
+            device=device, lang=args.lang, settings=settings, simulated=device_spec.kind == "sim", task=task,
+            allowed_override=parse_apps(args.allowed_apps), step_budget=args.max_steps, patience=patience,
+            thumbnails=history is not None, verify=not args.no_verify,
+            extra_kinds=tuple(Path(k) for k in args.kinds)))
+    except DeviceError as error:  # a phone that stopped answering before the run began: said, no traceback
+        device.close()
+        raise UsageError(error.message.get(args.lang)) from None
     allowed = parts.allowed.apps
     for note in parts.notes:
         notes.append(note.get(args.lang))

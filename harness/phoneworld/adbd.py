@@ -268,6 +268,7 @@ class AdbdFaults:
     offline_until: float = 0.0  # monotonic time before which new connections get no answer
     delay_once: bool = False  # after one DELAY authorization, go back to ACCEPT
     accepted_keys: list[bytes] = field(default_factory=list)  # public keys the host offered us (for tests)
+    frozen: bool = False  # the phone stops answering: OPENs get no reply, while the link stays up
 
 
 class _Transport:
@@ -381,6 +382,8 @@ class _Transport:
                     self._auth_timer.start()
                 # REFUSE: the user never taps "Allow"; the host stays unauthorized.
         elif p.command == Cmd.OPEN:
+            if self.adbd.faults.frozen:
+                return  # a hung phone: the adb server still lists it, but no service ever answers
             self._open(p)
         elif p.command == Cmd.WRTE:
             stream = self._stream(p.arg1)
