@@ -24,7 +24,14 @@ each carry an HMAC keyed from the stored PIN hash (`caregiver_seal_settings`, `c
 written only by the app's own save paths. A change made outside the app (allowed apps widened in the
 database, the lockout row deleted) no longer matches: `load()` then says so (`tampered`), and uses no
 allowed app until the caregiver saves the settings again; a missing or unsealed guard counts as locked.
-The key lives in the same database, so this is evidence against casual edits, not a cryptographic lock.
+The seal fails closed (issue 28): a removed seal, or a deleted or damaged PIN record (`PinState`: a
+deleted row is told from "never set" by the seals and the audit row of the PIN being set) is tampered
+too; `settings_tamper()` says what changed in words (apps added or removed, against the apps the seal
+recorded; the record edited), the PIN is locked for `base_delay_s` once per tampered state, and with the
+PIN record gone no PIN is accepted and none can be set. The settings then carry `AppsState.LOCKED`, which
+`phonebuddy.assemble` honours on every phone (an emptied list never reads as "not set").
+The key lives in the same database, so this is evidence against edits by programs or people who do not
+know the PIN, not a cryptographic lock: anyone who can read the file and this code can forge a seal.
 """
 
 from __future__ import annotations
@@ -36,9 +43,8 @@ import logging
 import math
 import os
 import sqlite3
-import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from typing import Annotated, Any
 
