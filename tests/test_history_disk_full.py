@@ -239,3 +239,23 @@ def test_a_killed_run_is_interrupted_at_the_next_start(tmp_path):
     store.close()
     (run,) = HistoryStore(path).runs()
     assert run.outcome == "interrupted" and run.ended is None
+
+
+def test_the_app_says_the_disk_is_full_at_start_up_and_keeps_the_caregivers_apps(qtbot, small_disk):
+    _needs_tmpfs(small_disk)
+    from app.main import build_parser, build_window
+    from app.main_window import AppServices
+    from app.phone import open_simulated
+
+    path = small_disk / "phonebuddy.db"
+    _set_up(path)
+    _fill(small_disk)
+    services = AppServices(history=None, simulated_phone=lambda lg: open_simulated(lg))
+    window = build_window(build_parser().parse_args(["--demo", "--lang", "zh", "--no-speech", "--db", str(path)]),
+                          services=services)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: any("磁盘已满" in a.text for a in window.announcer.log), timeout=10_000)
+    assert window.caregiver_settings.allowed_apps == CHOSEN.allowed_apps  # read from the kept file
+    assert not [p for p in small_disk.iterdir() if ".corrupt-" in p.name]
