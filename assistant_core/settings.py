@@ -154,7 +154,7 @@ class AppsState(StrEnum):
     """How binding `CaregiverSettings.allowed_apps` is (never stored: `SettingsStore.load` says it).
 
     UNSET: nothing saved yet (first run); the simulated phone may then use its own apps.
-    SAVED: the caregiver's own list, binding even when empty (an empty saved list is deny-all everywhere).
+    SAVED: the caregiver's own list, binding even when empty once a PIN guards it (deny-all everywhere).
     LOCKED: tampered, damaged or set aside: no app at all, on every phone, until the caregiver saves again.
     """
 
@@ -315,7 +315,11 @@ class SettingsStore:
         table = self.history.allowed_apps()
         if table:
             settings = replace(settings, allowed_apps=frozenset(table))
-        return SettingsLoad(replace(settings, apps_state=AppsState.SAVED), tuple(problems), needs_setup=False)
+        # The caregiver's list binds even when empty once a PIN guards it (the settings dialog always sets one
+        # first); an empty list saved before any PIN (the first-run wizard's language choice) is "not set".
+        binding = bool(settings.allowed_apps) or pin_state(self.history)[0] is not PinState.NONE
+        state = AppsState.SAVED if binding else AppsState.UNSET
+        return SettingsLoad(replace(settings, apps_state=state), tuple(problems), needs_setup=False)
 
     def save(self, settings: CaregiverSettings, *, app_labels: dict[str, str] | None = None) -> None:
         labels = app_labels or {}

@@ -14,8 +14,8 @@ The one rule for the allowed apps (`decide_allowed_apps`):
    because it replaces what the caregiver saved;
 2. else, when the settings are locked (changed outside the app, a removed or damaged PIN record or seal,
    a damaged record, a database set aside: `AppsState.LOCKED`), nothing at all, on every phone;
-3. else the caregiver's saved list, when one is saved, even an empty one (`AppsState.SAVED`: an empty
-   saved list is deny-all, never "not set");
+3. else the caregiver's saved list, when one is saved, even an empty one once a PIN guards it
+   (`AppsState.SAVED`: an empty saved list is deny-all, never "not set");
 4. else, on the simulated phone, the loaded task's own apps, or with no task every app of the simulated
    phone (a toy phone with nothing real on it);
 5. else nothing: a real phone stays deny-all until the caregiver sets it up.

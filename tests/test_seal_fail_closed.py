@@ -162,7 +162,8 @@ def test_nobody_can_set_a_new_pin_after_deleting_the_row(qtbot, tmp_path):
 def test_an_empty_saved_list_never_widens_on_the_simulated_phone(tmp_path):
     path = tmp_path / "h.db"
     store = HistoryStore(path)
-    SettingsStore(store).save(CaregiverSettings())  # the caregiver chose no app at all
+    PinGuard(store).set_pin(PIN, n=2**10)
+    SettingsStore(store).save(CaregiverSettings())  # the caregiver (behind the PIN) chose no app at all
     store.close()
     out = io.StringIO()
     with redirect_stdout(out), redirect_stderr(io.StringIO()):
@@ -171,11 +172,18 @@ def test_an_empty_saved_list_never_widens_on_the_simulated_phone(tmp_path):
     assert result["allowed_apps"] == [] and result["allowed_apps_from"] == "caregiver settings"
 
 
-def test_a_first_run_with_nothing_saved_still_uses_the_simulated_phone(tmp_path):
+@pytest.mark.parametrize("language_chosen", [False, True])
+def test_a_first_run_with_no_apps_chosen_still_uses_the_simulated_phone(tmp_path, language_chosen):
+    path = tmp_path / "h.db"
+    if language_chosen:  # the first-run wizard saved only the language (no PIN, no app chosen)
+        from app.settings_flow import save_language
+
+        store = HistoryStore(path)
+        assert save_language(store, "zh")
+        store.close()
     out = io.StringIO()
     with redirect_stdout(out), redirect_stderr(io.StringIO()):
-        run_cli.main(["Open the wallet", "--device", "sim", "--policy", "noop", "--db", str(tmp_path / "h.db"),
-                      "--json"])
+        run_cli.main(["Open the wallet", "--device", "sim", "--policy", "noop", "--db", str(path), "--json"])
     result = json.loads(out.getvalue().strip().splitlines()[-1])
     assert len(result["allowed_apps"]) > 5 and result["allowed_apps_from"] == "simulated phone"
 
