@@ -8,8 +8,12 @@ labels on the screen, the foreground app and the caregiver's context.
 
 Every action is judged by what the phone will do with it, not by its name: the element under a point is
 the one the phone's touch dispatch reaches (`assistant_core.hittest`, shared with PhoneWorld-lite); a
-swipe or drag that stays within the touch slop is a tap (or a long press) at its start and end, and a drag
-also drops on its end (`touch_equivalents`); ENTER and every key that submits, a tap on the keyboard's
+swipe or drag is what Android's dispatch makes of it (`touch_equivalents`, `hittest.dispatch_gesture`):
+a tap, or a long press when it lasts 400 ms, on the view under its start when it stays within the touch
+slop, or stays on that view (bounds plus slop) with no scrollable ancestor taking the move in its
+direction (`View.onTouchEvent`, `ScrollView`/`AbsListView`/`RecyclerView`/`ViewPager`
+`onInterceptTouchEvent`); otherwise nothing is pressed, unless a long-clickable view was held long
+enough first; a drag also drops on its end; ENTER and every key that submits, a tap on the keyboard's
 action key and a line break inside typed text are the focused field's submit in its context (a composer
 sends, a dial pad calls); a row of a chooser or share sheet is the app it names, judged by the allow-list.
 
@@ -33,7 +37,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from assistant_core.hittest import rests_long_enough, within_slop
+from assistant_core.hittest import LONG_PRESS, SLIDE, TAP, dispatch_gesture
 from assistant_core.i18n import Catalog, Text
 from assistant_core.types import Action, ActionKind, Button, Decision, Observation, UIElement, Verdict
 
@@ -508,7 +512,7 @@ class SafetyGate:
             return _d(Verdict.DENY, Rule.DENY_OFF_SCREEN, MSG["off_screen"])
         # What the phone does with the action decides: a swipe that does not leave the touch slop is a tap,
         # a key that submits is the focused field's submit, a newline in typed text is that key.
-        taps = touch_equivalents(action)
+        taps = touch_equivalents(action, observation)
         submits = action.kind is ActionKind.BUTTON_PRESS and action.button not in NON_SUBMIT_BUTTONS or (
             action.kind is ActionKind.TYPE and has_newline(action.text or ""))
         if observation.elements is None and (taps or submits or action.kind is ActionKind.TYPE):
@@ -692,12 +696,16 @@ def has_newline(text: str) -> bool:
     return any(n in text for n in _NEWLINES)
 
 
-def touch_equivalents(action: Action) -> tuple[Action, ...]:
-    """The taps and long presses the phone sees in `action`, each on its own point: the action itself
-    for a tap, double tap or long press; for a swipe or drag that stays within the touch slop, a tap (or
-    long press) at its start and at its end; for one that rests within the slop for the long-press
-    timeout, a long press at its start; for a drag, also the drop at its end (onto a send or delete
-    target). A scroll that leaves the slop at once yields nothing: it moves content."""
+def touch_equivalents(action: Action, observation: Observation | None = None) -> tuple[Action, ...]:
+    """The taps and long presses the phone sees in `action`, each on its own point: the action itself for
+    a tap, double tap or long press; for a swipe or drag, what Android's touch dispatch makes of it on
+    this screen (`assistant_core.hittest.dispatch_gesture`, the rule PhoneWorld-lite runs too): a tap or
+    long press at its start when it stays within the touch slop, or stays on the view it started on with
+    no scroller taking the move in its direction (a sideways swipe across a full-width "Pay" in a
+    vertical list is a click on Pay: `View.onTouchEvent`, `AbsListView.onInterceptTouchEvent`); a
+    long-clickable view held for the long-press timeout before the move left it; a slider set at the
+    end (judged at both ends). A drag also drops on its end (onto a send or delete target). A move that
+    a scroller takes, or that leaves its view first, yields nothing: it moves content."""
     if action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.LONG_PRESS):
         return (action,)
     if action.kind not in (ActionKind.SCROLL, ActionKind.DRAG) or action.x2 is None or action.y2 is None:
@@ -705,13 +713,16 @@ def touch_equivalents(action: Action) -> tuple[Action, ...]:
     x1, y1, x2, y2 = action.x, action.y, action.x2, action.y2
     assert x1 is not None and y1 is not None
     duration = action.duration_ms if action.duration_ms is not None else (400 if action.kind is ActionKind.SCROLL else 1000)
-    long = rests_long_enough(x1, y1, x2, y2, duration)
-    start = Action.long_press(x1, y1, duration) if long else Action.click(x1, y1)
-    if within_slop(x1, y1, x2, y2):
-        end = Action.long_press(x2, y2, duration) if long else Action.click(x2, y2)
-        return (start, end)
-    out = [start] if long or action.kind is ActionKind.DRAG else []
-    if action.kind is ActionKind.DRAG:
+    elements = (observation.elements if observation is not None else None) or ()
+    d = dispatch_gesture(elements, x1, y1, x2, y2, duration)
+    out: list[Action] = []
+    if d.kind == TAP:
+        out.append(Action.click(x1, y1))
+    elif d.kind == LONG_PRESS:
+        out.append(Action.long_press(x1, y1, duration))
+    elif d.kind == SLIDE:
+        out += [Action.click(x1, y1), Action.click(x2, y2)]
+    if action.kind is ActionKind.DRAG and d.kind != SLIDE:
         out.append(Action.click(x2, y2))
     return tuple(out)
 
