@@ -23,6 +23,12 @@ action its context (a dialog title "Confirm payment", a heading "Screen lock"). 
 out of the context on purpose, so an injected paragraph can neither lower nor steer a decision; at worst
 it makes the gate ask more.
 
+Tool actions (call, text, alarm, setting, link, query) have their own rules in `assistant_core.toolgate`:
+read-backs from the phone's contacts (`GateContext.contacts`), the secret check on a text's words
+(`text_secret`, the same as for typed text), and a yes before a switch that can cut the connection.
+Everything a question shows or says goes through `visible_text` (no bidi controls, no invisible
+characters).
+
 Some DENY rules are hand-overs (`HANDOVER_RULES`): a secure (black) screen, a locked phone, a password,
 PIN or one-time-code field. The loop pauses and asks the user to do that part themselves; secrets are
 never typed, spoken or logged by the assistant.
@@ -413,7 +419,8 @@ class GateContext:
     `allowed_apps`: the caregiver's allowed packages; empty means deny-all (safe default), None is not
     accepted. `always_confirm`: categories the caregiver wants confirmed on top of the mandatory floor.
     `app_labels`: package -> label in both languages if known (to name apps and to match launcher
-    icons). `declined`: action signatures the user already said no to in this run.
+    icons). `declined`: action signatures the user already said no to in this run. `contacts`: the
+    phone's contacts, for the read-back of calls and texts.
     """
 
     allowed_apps: frozenset[str] = frozenset()
@@ -422,6 +429,13 @@ class GateContext:
     shell_packages: frozenset[str] = DEFAULT_SHELL_PACKAGES
     declined: frozenset[str] = frozenset()
     lang: str = "en"
+    # The phone's contacts (name -> numbers, from the contacts provider at the start of the run); None when
+    # they could not be read. Tool read-backs name a call's or a text's recipient from here, never from the
+    # model's words (assistant_core.toolgate).
+    contacts: Mapping[str, tuple[str, ...]] | None = None
+    # Whether this computer reaches the phone over Wi-Fi (adb over TCP to another host); None: unknown,
+    # taken as yes. Turning Wi-Fi off then needs a yes (assistant_core.toolgate.cuts_connection).
+    link_over_wifi: bool | None = None
 
     def is_allowed_package(self, package: str) -> bool:
         return bool(package) and (package in self.allowed_apps or package in self.shell_packages)
@@ -867,9 +881,10 @@ def _app_for_label(label: str, context: GateContext) -> str | None:
 
 
 def _looks_secret(text: str, observation: Observation) -> bool:
-    """Typed text that is a code or card number on a screen asking for one."""
+    """Typed text that is a code or card number on a screen asking for one, or that carries a card
+    number anywhere (a message ending in one)."""
     compact = text.strip()
-    if _CARD_RE.fullmatch(compact) and _luhn(re.sub(r"\D", "", compact)):
+    if has_card_number(compact):
         return True
     if _DIGITS_RUN_RE.fullmatch(compact):
         screen = "\n".join(context_labels(observation))
@@ -889,6 +904,29 @@ def _contains_secret(text: str, observation: Observation) -> bool:
         if _CODE_WORDS_RE.search(line) and codes & set(_DIGITS_RUN_RE.findall(line)):
             return True
     return False
+
+
+def has_card_number(text: str) -> bool:
+    """Whether the text holds a payment card number (13-19 digits, spaces or dashes allowed, Luhn-valid)."""
+    return any(_luhn(re.sub(r"\D", "", m.group(0))) for m in _CARD_RE.finditer(text))
+
+
+def text_secret(text: str, observation: Observation) -> bool:
+    """Text the assistant would send or type that carries a secret: a card number anywhere, or a code
+    (digits next to code words, or a code the screen shows). The same check for typed and tool text."""
+    return has_card_number(text) or _contains_secret(text, observation)
+
+
+# Bidi controls (LRE RLE PDF LRO RLO U+202A-202E, LRI RLI FSI PDI U+2066-2069, LRM RLM, ALM U+061C) and
+# invisible characters (zero-width space/joiners, word joiner and invisible operators, BOM, soft hyphen,
+# Mongolian vowel separator, Hangul fillers): they can reorder or hide what a question shows.
+_INVISIBLE_RE = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u200b-\u200d\u2060-\u2064"
+                           "\ufeff\u00ad\u180e\u3164\uffa0\u115f\u1160\u034f]")
+
+
+def visible_text(text: str) -> str:
+    """`text` without bidi controls and invisible characters (everything shown or spoken in a question)."""
+    return _INVISIBLE_RE.sub("", text)
 
 
 def screen_codes(observation: Observation) -> set[str]:

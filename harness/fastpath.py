@@ -354,20 +354,20 @@ CONTACTS = ("content query --uri content://com.android.contacts/data "
             "--projection contact_id:mimetype:display_name:data1")
 
 
-def read_facts(device: Any) -> PhoneFacts:
-    """Contacts (content provider, as the outcome checks read them) and installed apps of a Device."""
+def read_contacts(device: Any) -> tuple[Contact, ...] | None:
+    """The phone's contacts from the contacts provider (as the outcome checks read them); None when they
+    cannot be read (no shell, a refused query)."""
     from harness.verify import readers
     from harness.verify.probe import ProbeError, probe_for
 
-    apps = dict(device.installed_apps())
     probe = probe_for(device)
     if probe is None:
-        return PhoneFacts((), apps)
+        return None
     try:
         rows = readers.parse_rows(probe.shell(CONTACTS), ("contact_id", "mimetype", "display_name", "data1"))
     except (ProbeError, readers.Unreadable) as error:
         log.warning("contacts unreadable: %s", error)
-        return PhoneFacts((), apps)
+        return None
     by_id: dict[str, Contact] = {}
     for row in rows:
         cid = row["contact_id"] or ""
@@ -375,7 +375,24 @@ def read_facts(device: Any) -> PhoneFacts:
         if row["mimetype"] == "vnd.android.cursor.item/phone_v2" and row["data1"]:
             c = Contact(c.name, c.numbers + (row["data1"],))
         by_id[cid] = c
-    return PhoneFacts(tuple(by_id.values()), apps)
+    return tuple(by_id.values())
+
+
+def contact_book(contacts: Sequence[Contact] | None) -> dict[str, tuple[str, ...]] | None:
+    """name -> numbers, for the gate's read-backs (`GateContext.contacts`); None stays None (unread)."""
+    if contacts is None:
+        return None
+    book: dict[str, tuple[str, ...]] = {}
+    for c in contacts:
+        if c.name:
+            book[c.name] = book.get(c.name, ()) + c.numbers
+    return book
+
+
+def read_facts(device: Any) -> PhoneFacts:
+    """Contacts (content provider, as the outcome checks read them) and installed apps of a Device."""
+    apps = dict(device.installed_apps())
+    return PhoneFacts(read_contacts(device) or (), apps)
 
 
 # --- the policy that runs a plan ----------------------------------------------------------------------------
@@ -489,4 +506,4 @@ class FastPathPolicy:
 
 
 __all__ = ["FastPlan", "FastPlanner", "FastPathPolicy", "PhoneFacts", "Contact", "PlanStatus", "WithoutModel",
-           "find_contacts", "read_facts", "split_goal"]
+           "contact_book", "find_contacts", "read_contacts", "read_facts", "split_goal"]

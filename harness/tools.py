@@ -528,6 +528,26 @@ HANDLERS: dict[ActionKind, Callable[[Runner, Action], ToolResult]] = {
 }
 
 
+_LOOPBACK = ("127.", "localhost", "[::1]", "::1")
+
+
+def link_over_wifi(device: object) -> bool | None:
+    """Whether `device` is reached over Wi-Fi (adb over TCP to another machine: "192.168.1.20:5555", or a
+    wireless-debugging mDNS name), so turning the phone's Wi-Fi off cuts this computer's link to it. USB
+    serials, emulators, loopback addresses (the simulated phone's adbd) and in-process phones are not;
+    None for a device of unknown kind."""
+    serial = getattr(device, "serial", None)
+    if serial is None:
+        return False if hasattr(device, "world") else None
+    serial = str(serial)
+    if "._adb-tls-connect." in serial or "._adb._tcp" in serial:
+        return True
+    host, sep, port = serial.rpartition(":")
+    if sep and port.isdigit() and host:
+        return not host.startswith(_LOOPBACK)
+    return False
+
+
 def carry_out(action: Action, runner: Runner) -> ToolResult:
     """Carry one tool action out over the shell. ToolRefused when the phone refuses (use `.fallback`)."""
     handler = HANDLERS.get(action.kind)

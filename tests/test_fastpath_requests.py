@@ -12,10 +12,12 @@ Grace Huang, texts from Alice Chen ("Call me when you are free.") and Leo Ma."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 import pytest
 
+from assistant_core.toolgate import digits_aloud
 from phonebuddy import run_cli
 
 ALLOWED = ["com.android.dialer", "com.android.messaging", "com.android.deskclock", "com.android.browser",
@@ -141,6 +143,13 @@ def _run(case: Case, capsys) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+def _heard(words: str, lang: str) -> str:
+    """How `words` sound in a read-back: a phone number digit by digit (assistant_core.toolgate)."""
+    if re.fullmatch(r"\+?[\d ]{7,}", words):
+        return digits_aloud(words).get(lang)
+    return words
+
+
 def _said(out: dict, purpose: str | None = None) -> list[str]:
     return [e["text"]["en"] + " | " + e["text"]["zh"] for e in out["events"]
             if e["kind"] == "said" and (purpose is None or e.get("purpose") == purpose)]
@@ -176,8 +185,13 @@ def test_a_request_end_to_end_with_a_policy_that_never_acts(case, capsys):
             asked = out["confirmations_asked"]
             assert len(asked) == 1, asked
             readback = asked[0]["zh" if case.lang == "zh" else "en"]
-            assert all(w in readback for w in case.says), readback
+            assert all(_heard(w, case.lang) in readback for w in case.says), readback
             assert events == [case.event]
+        elif case.kind in ("airplane_on", "wifi_off"):
+            # A switch that can cut the phone's connection is asked about (Build 5 of issue 28); in-process the
+            # link is not Wi-Fi, so Wi-Fi off is not.
+            asked = out["confirmations_asked"]
+            assert len(asked) == (1 if case.kind == "airplane_on" else 0) and events == [], asked
         else:
             assert out["confirmations_asked"] == [] and events == []
     elif case.expect == "answer":
@@ -196,7 +210,7 @@ def test_a_request_end_to_end_with_a_policy_that_never_acts(case, capsys):
     elif case.expect == "declined":
         asked = out["confirmations_asked"]
         readback = asked[0]["zh" if case.lang == "zh" else "en"]
-        assert len(asked) == 1 and all(w in readback for w in case.says), asked
+        assert len(asked) == 1 and all(_heard(w, case.lang) in readback for w in case.says), asked
         assert tool_steps and not tool_steps[0]["executed"] and tool_steps[0]["confirmation"] == "no"
         assert events == [] and verification["status"] == "not_verified"
     elif case.expect == "denied":
