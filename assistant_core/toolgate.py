@@ -20,7 +20,10 @@ query). SafetyGate.check sends every tool action here; the rules are the GUI rul
   (airplane mode on; Wi-Fi off while this computer may reach the phone over Wi-Fi, i.e. unless the
   context says the link is not Wi-Fi) needs the Settings app to be allowed *and* a yes;
 - queries are read-only by construction (types.READ_ONLY_KINDS; harness.tools runs only reading commands)
-  and allowed, except reading a message thread, which needs the Messages app to be allowed;
+  and allowed, except reading a message thread, which needs the Messages app to be allowed; what they
+  read is kept to the allowed apps before the model, the history or the voice get it (the loop calls
+  `ToolResult.only_from(context.is_allowed_package)`: other apps' notifications are left out, another
+  app's screen is not read);
 - a locked phone hands over to the user, as for any action on the phone; a tool the user already said no
   to in this run is refused.
 """

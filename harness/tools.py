@@ -38,8 +38,9 @@ import datetime as dt
 import logging
 import re
 import shlex
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from assistant_core.i18n import Catalog, Text
 from assistant_core.types import Action, ActionKind, DeviceError, Query, Setting, UIElement
@@ -84,6 +85,8 @@ SAY = Catalog(
         "why_other": ("the phone refused", "手机拒绝了"),
         "one_notification": ("You have one notification. {items}", "你有 1 条通知。{items}"),
         "unreadable": ("I could not read that from the phone ({reason}).", "没能从手机上读到（{reason}）。"),
+        "screen_not_allowed": ("The app on the screen is not one your caregiver allowed, so I won't read it.",
+                               "屏幕上的应用不在照护人允许的应用里，我不会读它。"),
     },
 )
 
@@ -138,6 +141,25 @@ class ToolResult:
     result: str
     commands: tuple[str, ...] = ()
     handler: str = ""
+    # Where what was read comes from, so it can be kept to the caregiver's allowed apps (`only_from`): the
+    # notifications read (each with its app's package), the app whose screen was read.
+    notifications: tuple[Any, ...] = ()
+    screen_app: str = ""
+
+    def only_from(self, allowed: Callable[[str], bool]) -> ToolResult:
+        """This result without what apps outside `allowed` showed: their notifications are left out, and
+        the screen of an app that is not allowed is not read. The loop calls this before the result
+        reaches the model, the history or the voice (issue 27/28: the caregiver's allowed apps)."""
+        if self.notifications:
+            kept = tuple(n for n in self.notifications if allowed(n.package))
+            if len(kept) == len(self.notifications):
+                return self
+            said = _notifications_said(kept)
+            return replace(self, said=said, result=said.en, notifications=kept)
+        if self.screen_app and not allowed(self.screen_app):
+            said = SAY["screen_not_allowed"]
+            return replace(self, said=said, result=said.en)
+        return self
 
 
 class ToolRefused(DeviceError):
@@ -427,6 +449,17 @@ def screen_summary(elements: tuple[UIElement, ...], app: str | Text = "") -> Tex
                 SAY["screen"].zh.format(app=name.zh, items="；".join(items_zh)))
 
 
+def _notifications_said(posted: Sequence[Any]) -> Text:
+    """The notifications read out: how many, then up to ten of them with their app, title and text."""
+    if not posted:
+        return SAY["no_notifications"]
+    parts = [_fmt(SAY["notification"], app=app_label(n.package), title=n.title or "", text=n.text or "")
+             for n in posted[:10]]
+    template = SAY["one_notification"] if len(posted) == 1 else SAY["notifications"]
+    return Text(template.en.format(n=len(posted), items=" ".join(p.en for p in parts)),
+                template.zh.format(n=len(posted), items=" ".join(p.zh for p in parts)))
+
+
 def _query(runner: Runner, action: Action) -> ToolResult:
     from harness.verify import readers
 
@@ -435,19 +468,15 @@ def _query(runner: Runner, action: Action) -> ToolResult:
     try:
         if q is Query.NOTIFICATIONS:
             posted = readers.parse_notifications(_read(runner, "dumpsys notification --noredact", done, action))
-            if not posted:
-                said = SAY["no_notifications"]
-            else:
-                parts = [_fmt(SAY["notification"], app=app_label(n.package), title=n.title or "", text=n.text or "")
-                         for n in posted[:10]]
-                template = SAY["one_notification"] if len(posted) == 1 else SAY["notifications"]
-                said = Text(template.en.format(n=len(posted), items=" ".join(p.en for p in parts)),
-                            template.zh.format(n=len(posted), items=" ".join(p.zh for p in parts)))
+            return ToolResult(action, _notifications_said(posted), _notifications_said(posted).en, tuple(done),
+                              notifications=tuple(posted))
         elif q is Query.SCREEN:
             elements = _screen(runner, done, action)
             app = next((e.package for e in elements if e.package and not e.package.startswith(_STATUS_BAR)), "")
             home = "launcher" in app or not app
             said = screen_summary(elements, Text("the home screen", "主屏幕") if home else app_label(app))
+            if app and not home:
+                return ToolResult(action, said, said.en, tuple(done), screen_app=app)
         elif q is Query.MESSAGES:
             said = _messages(runner, action, done)
         elif q is Query.BATTERY:
