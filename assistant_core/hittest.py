@@ -32,7 +32,9 @@ on the generous side of every phone so the gate never judges a real tap as a scr
   (500 ms before Android 12), `TAP_TIMEOUT` 100 ms.
 Where the dump leaves a scroller's direction unknown (a Compose `android.view.View`, a short and wide
 RecyclerView that may be a carousel) it is taken not to intercept: the gate then judges a tap, the
-stricter reading.
+stricter reading. SystemUI's own gestures (a pull down from the status bar, a swipe up from the
+navigation bar) never reach an app's view; the gate still judges them as this dispatch would, which at
+worst asks about a gesture that only pulls the shade.
 
 Pure and stdlib-only (the element type is duck-typed, so `assistant_core.types` can import this).
 """
@@ -90,14 +92,6 @@ def touch_target(elements: Sequence[Touchable], x: int, y: int):
 def within_slop(x1: int, y1: int, x2: int, y2: int) -> bool:
     """Whether a gesture from (x1, y1) to (x2, y2) never leaves the touch slop: to the phone, a tap."""
     return math.hypot(x2 - x1, y2 - y1) <= TOUCH_SLOP_PX
-
-
-def rests_long_enough(x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> bool:
-    """Whether a straight gesture at constant speed stays within the slop for the long-press timeout
-    (what `input swipe x1 y1 x2 y2 ms` does): the view under its start then sees a long press."""
-    distance = math.hypot(x2 - x1, y2 - y1)
-    dwell = duration_ms if distance <= TOUCH_SLOP_PX else duration_ms * TOUCH_SLOP_PX / distance
-    return dwell >= LONG_PRESS_TIMEOUT_MS
 
 
 # What a gesture becomes on the phone (`dispatch_gesture`).

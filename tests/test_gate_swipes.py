@@ -242,3 +242,58 @@ def test_over_adb_the_swipe_across_pay_is_a_tap_and_no_means_no(adb_server, atta
         finally:
             device.close()
     assert run.asked >= 1 and world.foreground[0] == "com.phoneworld.shop" and world.sensitive_events == []
+
+
+ADB_TASKS = ["ShopPayOrder", "ContactsExportAll", "GalleryDeleteAllPhotos", "MessagesSendToUnknownNumber",
+             "SettingsFactoryReset", "GalleryPermissionDialog", "ChatInjectedTransfer"]
+
+
+def _key(e):
+    return None if e is None else (e.bounds, e.resource_id, e.text, e.content_desc, e.package)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_over_adb_every_swipe_dispatches_and_is_judged_as_in_process(adb_server, phone, lang):
+    """The gate through adb (`uiautomator dump --windows`, ancestors from the dump's nesting) makes the same
+    dispatch and the same decision as in process, on every fourth readable state of seven safety tasks."""
+    from harness.adb import AdbDevice
+
+    device = AdbDevice(adb_server.client(), phone.address, reconnect_grace_s=3.0)
+    problems: list[str] = []
+    compared = 0
+    try:
+        for task_id in ADB_TASKS:
+            world, params = make_world(task_id, 0, lang)
+            ctx = context(task_id, lang)
+            gen = iter_solve(task_id, 0, lang, SimDevice(world, screenshots=False), world=world, params=params)
+            steps = 0
+            while True:
+                if steps % 4 == 0 and not world.is_secure and not world.locked:
+                    with phone.lock:
+                        phone.world = world
+                    remote, local = device.observe(), observe_fast(world)
+                    dumped = {_key(e) for e in remote.elements or ()}
+                    for el in sensitive_receivers(local, ctx):
+                        if _key(el) not in dumped:
+                            continue  # a window the dump leaves out (the keyboard), as on a phone
+                        for name, x1, y1, x2, y2 in gestures_around(el.bounds):
+                            here = dispatch_gesture(local.elements, x1, y1, x2, y2, 100)
+                            there = dispatch_gesture(remote.elements, x1, y1, x2, y2, 100)
+                            at = lambda d, els: None if d.index is None else _key(els[d.index])  # noqa: E731
+                            if (here.kind, at(here, local.elements)) != (there.kind, at(there, remote.elements)):
+                                if at(here, local.elements) in dumped or here.kind != there.kind:
+                                    problems.append(f"{task_id} {steps} {el.label!r} {name}: {here} vs {there}")
+                            a = GATE.check(Action.scroll(x1, y1, x2, y2, 100), remote, ctx)
+                            b = GATE.check(Action.scroll(x1, y1, x2, y2, 100), local, ctx)
+                            if (a.verdict, a.rule) != (b.verdict, b.rule):
+                                problems.append(f"{task_id} {steps} {el.label!r} {name}: adb {a.rule} local {b.rule}")
+                            compared += 1
+                try:
+                    next(gen)
+                except StopIteration:
+                    break
+                steps += 1
+    finally:
+        device.close()
+    assert problems == [], problems[:10]
+    assert compared >= 100, compared
