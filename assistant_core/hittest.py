@@ -169,7 +169,7 @@ def _leave_fraction(bounds: tuple[int, int, int, int], x1: int, y1: int, dx: int
 
 
 def dispatch_gesture(elements: Sequence[Touchable], x1: int, y1: int, x2: int, y2: int, duration_ms: int,
-                     *, slop: int = TOUCH_SLOP_PX) -> Dispatch:
+                     *, slop: int = TOUCH_SLOP_PX, hold_ms: int = 0) -> Dispatch:
     """What a straight swipe or drag from (x1, y1) to (x2, y2) over `duration_ms` does on the phone, by
     the rules of `View.onTouchEvent` and the scrollers' `onInterceptTouchEvent` (module docstring):
 
@@ -181,11 +181,15 @@ def dispatch_gesture(elements: Sequence[Touchable], x1: int, y1: int, x2: int, y
       nor any scrollable ancestor takes the move in its direction;
     - if the press is cancelled (leaving the view, or a scroller taking the move), a long-clickable view
       that stayed pressed for the timeout has been long-pressed; else nothing is clicked (MOVE).
+
+    `hold_ms`: how long the pointer rests on its start before moving. `input draganddrop` holds for the
+    long-press timeout first (InputShellCommand.sendDragAndDrop sleeps getLongPressTimeout() after
+    ACTION_DOWN), so a drag long-presses a long-clickable view it starts on.
     """
-    duration_ms = max(0, duration_ms)
+    duration_ms, hold_ms = max(0, duration_ms), max(0, hold_ms)
     i = touch_target_index(elements, x1, y1)
     if math.hypot(x2 - x1, y2 - y1) <= slop:
-        return Dispatch(LONG_PRESS if duration_ms >= LONG_PRESS_TIMEOUT_MS else TAP, i)
+        return Dispatch(LONG_PRESS if hold_ms + duration_ms >= LONG_PRESS_TIMEOUT_MS else TAP, i)
     if i is None:
         return Dispatch(MOVE, None)
     e = elements[i]
@@ -201,7 +205,7 @@ def dispatch_gesture(elements: Sequence[Touchable], x1: int, y1: int, x2: int, y
     if left is not None:
         cuts.append(left)
     if not cuts:
-        return Dispatch(LONG_PRESS if duration_ms >= LONG_PRESS_TIMEOUT_MS else TAP, i)
-    if e.long_clickable and duration_ms * min(cuts) >= LONG_PRESS_TIMEOUT_MS:
+        return Dispatch(LONG_PRESS if hold_ms + duration_ms >= LONG_PRESS_TIMEOUT_MS else TAP, i)
+    if e.long_clickable and hold_ms + duration_ms * min(cuts) >= LONG_PRESS_TIMEOUT_MS:
         return Dispatch(LONG_PRESS, i)
     return Dispatch(MOVE, None)

@@ -43,7 +43,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from assistant_core.hittest import LONG_PRESS, SLIDE, TAP, dispatch_gesture
+from assistant_core.hittest import LONG_PRESS, LONG_PRESS_TIMEOUT_MS, SLIDE, TAP, dispatch_gesture
 from assistant_core.i18n import Catalog, Text
 from assistant_core.types import Action, ActionKind, Button, Decision, Observation, UIElement, Verdict
 
@@ -728,12 +728,13 @@ def touch_equivalents(action: Action, observation: Observation | None = None) ->
     assert x1 is not None and y1 is not None
     duration = action.duration_ms if action.duration_ms is not None else (400 if action.kind is ActionKind.SCROLL else 1000)
     elements = (observation.elements if observation is not None else None) or ()
-    d = dispatch_gesture(elements, x1, y1, x2, y2, duration)
+    hold = LONG_PRESS_TIMEOUT_MS if action.kind is ActionKind.DRAG else 0  # `input draganddrop` holds first
+    d = dispatch_gesture(elements, x1, y1, x2, y2, duration, hold_ms=hold)
     out: list[Action] = []
     if d.kind == TAP:
         out.append(Action.click(x1, y1))
     elif d.kind == LONG_PRESS:
-        out.append(Action.long_press(x1, y1, duration))
+        out.append(Action.long_press(x1, y1, hold + duration))
     elif d.kind == SLIDE:
         out += [Action.click(x1, y1), Action.click(x2, y2)]
     if action.kind is ActionKind.DRAG and d.kind != SLIDE:

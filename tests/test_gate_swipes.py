@@ -23,7 +23,7 @@ from collections import Counter
 
 import pytest
 
-from assistant_core.hittest import LONG_PRESS, MOVE, SLIDE, TAP, dispatch_gesture
+from assistant_core.hittest import LONG_PRESS, LONG_PRESS_TIMEOUT_MS, MOVE, SLIDE, TAP, dispatch_gesture
 from assistant_core.policies import ScriptedPolicy
 from assistant_core.safety import GateContext, SafetyGate
 from assistant_core.types import Action, ActionKind, ConfirmAnswer, Verdict
@@ -161,11 +161,12 @@ def check_state(world, task_id: str, lang: str, tally: Counter) -> list[str]:
                     make = Action.scroll if kind is ActionKind.SCROLL else Action.drag
                     gesture = make(x1, y1, x2, y2, duration_ms=ms)
                     where = f"{task_id}/{lang} {el.label or el.resource_id!r} {name} {kind} {ms}ms"
-                    d = dispatch_gesture(obs.elements, x1, y1, x2, y2, ms)
+                    hold = LONG_PRESS_TIMEOUT_MS if kind is ActionKind.DRAG else 0  # draganddrop holds first
+                    d = dispatch_gesture(obs.elements, x1, y1, x2, y2, ms, hold_ms=hold)
                     tally[d.kind] += 1
                     decision = GATE.check(gesture, obs, ctx)
                     if d.kind in (TAP, LONG_PRESS):
-                        tap = Action.click(x1, y1) if d.kind == TAP else Action.long_press(x1, y1, ms)
+                        tap = Action.click(x1, y1) if d.kind == TAP else Action.long_press(x1, y1, hold + ms)
                         same = GATE.check(tap, obs, ctx)
                         if kind is ActionKind.SCROLL and (decision.verdict, decision.rule) != (same.verdict, same.rule):
                             problems.append(f"{where}: gate {decision.rule}, its tap {same.rule}")
