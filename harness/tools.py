@@ -43,6 +43,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assistant_core.i18n import Catalog, Text
+from assistant_core.safety import visible_text
 from assistant_core.types import Action, ActionKind, DeviceError, Query, Setting, UIElement
 
 log = logging.getLogger(__name__)
@@ -456,8 +457,8 @@ def _notifications_said(posted: Sequence[Any]) -> Text:
     parts = [_fmt(SAY["notification"], app=app_label(n.package), title=n.title or "", text=n.text or "")
              for n in posted[:10]]
     template = SAY["one_notification"] if len(posted) == 1 else SAY["notifications"]
-    return Text(template.en.format(n=len(posted), items=" ".join(p.en for p in parts)),
-                template.zh.format(n=len(posted), items=" ".join(p.zh for p in parts)))
+    return Text(visible_text(template.en.format(n=len(posted), items=" ".join(p.en for p in parts))),
+                visible_text(template.zh.format(n=len(posted), items=" ".join(p.zh for p in parts))))
 
 
 def _query(runner: Runner, action: Action) -> ToolResult:
@@ -582,7 +583,11 @@ def carry_out(action: Action, runner: Runner) -> ToolResult:
     handler = HANDLERS.get(action.kind)
     if handler is None:
         raise ValueError(f"{action.kind} is not a tool action")
-    return handler(runner, action)
+    done = handler(runner, action)
+    # What is said and stored carries no bidi controls or invisible characters (a name, a message, a
+    # notification may hold them to reorder or hide what is heard and shown).
+    return replace(done, said=Text(visible_text(done.said.en), visible_text(done.said.zh)),
+                   result=visible_text(done.result))
 
 
 @dataclass

@@ -172,3 +172,15 @@ class _Serial:
 ])
 def test_the_link_is_wifi_for_adb_over_tcp_to_another_host(serial, over_wifi):
     assert link_over_wifi(_Serial(serial)) is over_wifi
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_what_a_tool_reports_carries_no_bidi_controls_either(lang):
+    from assistant_core.events import Said
+
+    world = World(seed=0, language=lang)
+    world.notify(MESSAGING, "Gr\u202eace", "Lunch\u200b at\u2066 noon?")  # an allowed app
+    _, events = run(world, [reply("query", query="notifications")], lang=lang)
+    said = [e.text.get(lang) for e in events if isinstance(e, Said)]
+    assert any("Lunch at noon?" in t for t in said), said
+    assert not any(ch in t for t in said for ch in BIDI)
