@@ -152,7 +152,8 @@ def build_request(
                                    to_whom=whom, typed=typed, whom_said=whom_said,
                                    whom_unknown=category in WHOM_CATEGORIES and not whom)
     return ConfirmationRequest(action=action, decision=decision, category=category, app=app, what=what,
-                               target=target, to_whom=_clip(whom, 40), how_much=amount, typed=_clip(typed),
+                               target=target, to_whom=_clip(whom, 40), how_much=amount,
+                               typed=" ".join(typed.split()),  # in full: a yes counts for every word that is sent
                                whom_unknown=category in WHOM_CATEGORIES and not whom)
 
 

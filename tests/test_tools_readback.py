@@ -184,3 +184,25 @@ def test_what_a_tool_reports_carries_no_bidi_controls_either(lang):
     said = [e.text.get(lang) for e in events if isinstance(e, Said)]
     assert any("Lunch at noon?" in t for t in said), said
     assert not any(ch in t for t in said for ch in BIDI)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_long_message_typed_on_the_screen_is_read_back_in_full_too(lang):
+    """The GUI path: typed into a conversation's composer, then Send tapped (it was clipped at 60)."""
+    from harness.phoneworld.apps.base import Route
+    from tests.gate_properties import DIALECTS
+
+    world = World(seed=0, language=lang)
+    world.launch(MESSAGING)
+    world.push(MESSAGING, Route("thread", "+1 555 0100"))
+    field = next(e for e in world.elements() if e.resource_id.endswith(":id/compose_message_text"))
+    world.tap(*field.center)
+    text = ("Hi, the plumber comes on Tuesday between nine and eleven, please leave the side gate open and "
+            "tell Mum I will bring the soup on Wednesday.")
+    write = DIALECTS["tool_json"][1]
+    send = next(e for e in world.elements() if e.clickable and e.label.lower() in ("send", "发送"))
+    replies = [write(Action.type_text(text)), write(Action.click(*send.center))]
+    result, events = run(world, replies, lang=lang)
+    said = question(events, lang)
+    assert text in said and "…" not in said
+    assert world.apps[MESSAGING].sent_to("+1 555 0100") == []
