@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from assistant_core.i18n import Catalog, Text
-from assistant_core.safety import Category, category_phrase
+from assistant_core.safety import Category, category_phrase, visible_text
 from assistant_core.types import Action, ActionKind, ConfirmAnswer, Decision, Observation, UIElement
 
 MSG = Catalog(
@@ -75,6 +75,7 @@ class ConfirmationRequest:
     how_much: str = ""
     typed: str = ""
     whom_unknown: bool = False  # the step goes to someone, and the screen does not say to whom
+    whom_said: Text | None = None  # a tool's recipient as the phone's contacts name it (assistant_core.toolgate)
 
     @property
     def question(self) -> Text:
@@ -85,14 +86,16 @@ class ConfirmationRequest:
                     else MSG["act"].get(lang, what=what))
             if self.typed:
                 head += MSG["typed"].get(lang, typed=self.typed)
-            whom = MSG["to_whom"].get(lang, whom=self.to_whom) if self.to_whom else ""
+            whom_text = self.whom_said.get(lang) if self.whom_said is not None else self.to_whom
+            whom = MSG["to_whom"].get(lang, whom=whom_text) if whom_text else ""
             amount = MSG["amount"].get(lang, amount=self.how_much) if self.how_much else ""
             if not self.to_whom and self.whom_unknown:
                 note = MSG["whom_unknown_money" if self.category in MONEY_CATEGORIES else "whom_unknown"].get(lang)
                 parts[lang] = MSG["question_unknown"].get(lang, what=head, amount=amount, app=self.app, note=note)
                 continue
             parts[lang] = MSG["question"].get(lang, what=head, whom=whom, amount=amount, app=self.app)
-        return Text(parts["en"], parts["zh"])
+        # Nothing shown or spoken may carry bidi controls or invisible characters (safety.visible_text).
+        return Text(visible_text(parts["en"]), visible_text(parts["zh"]))
 
     def spoken(self, lang: str = "en") -> str:
         """The full read-back with how to answer, in one language."""
@@ -137,13 +140,20 @@ def build_request(
     if action.is_tool:
         # A tool does not act on the screen: read back what the action itself will do, with the app that
         # handles it (never the screen's recipient or the foreground app, which may be anything).
-        whom = " ".join(p for p in (action.contact or "", f"({action.number})" if action.contact and action.number
-                                    else action.number or "") if p)
-        typed = action.text or "" if action.kind is ActionKind.SEND_TEXT else ""
-        target, amount = "", ""
+        # The gate's read-back comes from the phone: the number digit by digit with its contact's name, the
+        # whole message (never clipped), what a connection-cutting switch does.
+        said = decision.details.get("say_whom")
+        whom_said = said if isinstance(said, Text) else None
+        whom = whom_said.en if whom_said is not None else (action.number or "")
+        typed = str(decision.details.get("say_text", action.text or "")) if action.kind is ActionKind.SEND_TEXT else ""
+        what = decision.details.get("say_what") or what  # type: ignore[assignment]
         app = str(decision.details.get("app") or app)
+        return ConfirmationRequest(action=action, decision=decision, category=category, app=app, what=what,
+                                   to_whom=whom, typed=typed, whom_said=whom_said,
+                                   whom_unknown=category in WHOM_CATEGORIES and not whom)
     return ConfirmationRequest(action=action, decision=decision, category=category, app=app, what=what,
-                               target=target, to_whom=_clip(whom, 40), how_much=amount, typed=_clip(typed),
+                               target=target, to_whom=_clip(whom, 40), how_much=amount,
+                               typed=" ".join(typed.split()),  # in full: a yes counts for every word that is sent
                                whom_unknown=category in WHOM_CATEGORIES and not whom)
 
 

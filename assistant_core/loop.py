@@ -642,6 +642,9 @@ class _Episode:
         yield self.emit(Acted(step, base.action, timings["act_s"]))
         self.mark_executed(step_id, timings)
         executed = replace(base, executed=True)
+        only_from = getattr(outcome, "only_from", None)  # a tool's reading, kept to the allowed apps (harness.tools)
+        if callable(only_from):
+            outcome = only_from(self.context.is_allowed_package)
         said = getattr(outcome, "said", None)  # a tool action's report (harness.tools.ToolResult)
         if isinstance(said, Text):
             yield self.emit(Said(step, said, SayPurpose.OUTPUT))

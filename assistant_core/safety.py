@@ -8,8 +8,12 @@ labels on the screen, the foreground app and the caregiver's context.
 
 Every action is judged by what the phone will do with it, not by its name: the element under a point is
 the one the phone's touch dispatch reaches (`assistant_core.hittest`, shared with PhoneWorld-lite); a
-swipe or drag that stays within the touch slop is a tap (or a long press) at its start and end, and a drag
-also drops on its end (`touch_equivalents`); ENTER and every key that submits, a tap on the keyboard's
+swipe or drag is what Android's dispatch makes of it (`touch_equivalents`, `hittest.dispatch_gesture`):
+a tap, or a long press when it lasts 400 ms, on the view under its start when it stays within the touch
+slop, or stays on that view (bounds plus slop) with no scrollable ancestor taking the move in its
+direction (`View.onTouchEvent`, `ScrollView`/`AbsListView`/`RecyclerView`/`ViewPager`
+`onInterceptTouchEvent`); otherwise nothing is pressed, unless a long-clickable view was held long
+enough first; a drag also drops on its end; ENTER and every key that submits, a tap on the keyboard's
 action key and a line break inside typed text are the focused field's submit in its context (a composer
 sends, a dial pad calls); a row of a chooser or share sheet is the app it names, judged by the allow-list.
 
@@ -18,6 +22,12 @@ read as instructions: the gate classifies the *target's own label* and the *shor
 action its context (a dialog title "Confirm payment", a heading "Screen lock"). Long sentences are left
 out of the context on purpose, so an injected paragraph can neither lower nor steer a decision; at worst
 it makes the gate ask more.
+
+Tool actions (call, text, alarm, setting, link, query) have their own rules in `assistant_core.toolgate`:
+read-backs from the phone's contacts (`GateContext.contacts`), the secret check on a text's words
+(`text_secret`, the same as for typed text), and a yes before a switch that can cut the connection.
+Everything a question shows or says goes through `visible_text` (no bidi controls, no invisible
+characters).
 
 Some DENY rules are hand-overs (`HANDOVER_RULES`): a secure (black) screen, a locked phone, a password,
 PIN or one-time-code field. The loop pauses and asks the user to do that part themselves; secrets are
@@ -33,7 +43,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from assistant_core.hittest import rests_long_enough, within_slop
+from assistant_core.hittest import LONG_PRESS, LONG_PRESS_TIMEOUT_MS, SLIDE, TAP, dispatch_gesture
 from assistant_core.i18n import Catalog, Text
 from assistant_core.types import Action, ActionKind, Button, Decision, Observation, UIElement, Verdict
 
@@ -409,7 +419,8 @@ class GateContext:
     `allowed_apps`: the caregiver's allowed packages; empty means deny-all (safe default), None is not
     accepted. `always_confirm`: categories the caregiver wants confirmed on top of the mandatory floor.
     `app_labels`: package -> label in both languages if known (to name apps and to match launcher
-    icons). `declined`: action signatures the user already said no to in this run.
+    icons). `declined`: action signatures the user already said no to in this run. `contacts`: the
+    phone's contacts, for the read-back of calls and texts.
     """
 
     allowed_apps: frozenset[str] = frozenset()
@@ -418,6 +429,13 @@ class GateContext:
     shell_packages: frozenset[str] = DEFAULT_SHELL_PACKAGES
     declined: frozenset[str] = frozenset()
     lang: str = "en"
+    # The phone's contacts (name -> numbers, from the contacts provider at the start of the run); None when
+    # they could not be read. Tool read-backs name a call's or a text's recipient from here, never from the
+    # model's words (assistant_core.toolgate).
+    contacts: Mapping[str, tuple[str, ...]] | None = None
+    # Whether this computer reaches the phone over Wi-Fi (adb over TCP to another host); None: unknown,
+    # taken as yes. Turning Wi-Fi off then needs a yes (assistant_core.toolgate.cuts_connection).
+    link_over_wifi: bool | None = None
 
     def is_allowed_package(self, package: str) -> bool:
         return bool(package) and (package in self.allowed_apps or package in self.shell_packages)
@@ -508,7 +526,7 @@ class SafetyGate:
             return _d(Verdict.DENY, Rule.DENY_OFF_SCREEN, MSG["off_screen"])
         # What the phone does with the action decides: a swipe that does not leave the touch slop is a tap,
         # a key that submits is the focused field's submit, a newline in typed text is that key.
-        taps = touch_equivalents(action)
+        taps = touch_equivalents(action, observation)
         submits = action.kind is ActionKind.BUTTON_PRESS and action.button not in NON_SUBMIT_BUTTONS or (
             action.kind is ActionKind.TYPE and has_newline(action.text or ""))
         if observation.elements is None and (taps or submits or action.kind is ActionKind.TYPE):
@@ -692,12 +710,16 @@ def has_newline(text: str) -> bool:
     return any(n in text for n in _NEWLINES)
 
 
-def touch_equivalents(action: Action) -> tuple[Action, ...]:
-    """The taps and long presses the phone sees in `action`, each on its own point: the action itself
-    for a tap, double tap or long press; for a swipe or drag that stays within the touch slop, a tap (or
-    long press) at its start and at its end; for one that rests within the slop for the long-press
-    timeout, a long press at its start; for a drag, also the drop at its end (onto a send or delete
-    target). A scroll that leaves the slop at once yields nothing: it moves content."""
+def touch_equivalents(action: Action, observation: Observation | None = None) -> tuple[Action, ...]:
+    """The taps and long presses the phone sees in `action`, each on its own point: the action itself for
+    a tap, double tap or long press; for a swipe or drag, what Android's touch dispatch makes of it on
+    this screen (`assistant_core.hittest.dispatch_gesture`, the rule PhoneWorld-lite runs too): a tap or
+    long press at its start when it stays within the touch slop, or stays on the view it started on with
+    no scroller taking the move in its direction (a sideways swipe across a full-width "Pay" in a
+    vertical list is a click on Pay: `View.onTouchEvent`, `AbsListView.onInterceptTouchEvent`); a
+    long-clickable view held for the long-press timeout before the move left it; a slider set at the
+    end (judged at both ends). A drag also drops on its end (onto a send or delete target). A move that
+    a scroller takes, or that leaves its view first, yields nothing: it moves content."""
     if action.kind in (ActionKind.CLICK, ActionKind.DOUBLE_CLICK, ActionKind.LONG_PRESS):
         return (action,)
     if action.kind not in (ActionKind.SCROLL, ActionKind.DRAG) or action.x2 is None or action.y2 is None:
@@ -705,13 +727,17 @@ def touch_equivalents(action: Action) -> tuple[Action, ...]:
     x1, y1, x2, y2 = action.x, action.y, action.x2, action.y2
     assert x1 is not None and y1 is not None
     duration = action.duration_ms if action.duration_ms is not None else (400 if action.kind is ActionKind.SCROLL else 1000)
-    long = rests_long_enough(x1, y1, x2, y2, duration)
-    start = Action.long_press(x1, y1, duration) if long else Action.click(x1, y1)
-    if within_slop(x1, y1, x2, y2):
-        end = Action.long_press(x2, y2, duration) if long else Action.click(x2, y2)
-        return (start, end)
-    out = [start] if long or action.kind is ActionKind.DRAG else []
-    if action.kind is ActionKind.DRAG:
+    elements = (observation.elements if observation is not None else None) or ()
+    hold = LONG_PRESS_TIMEOUT_MS if action.kind is ActionKind.DRAG else 0  # `input draganddrop` holds first
+    d = dispatch_gesture(elements, x1, y1, x2, y2, duration, hold_ms=hold)
+    out: list[Action] = []
+    if d.kind == TAP:
+        out.append(Action.click(x1, y1))
+    elif d.kind == LONG_PRESS:
+        out.append(Action.long_press(x1, y1, hold + duration))
+    elif d.kind == SLIDE:
+        out += [Action.click(x1, y1), Action.click(x2, y2)]
+    if action.kind is ActionKind.DRAG and d.kind != SLIDE:
         out.append(Action.click(x2, y2))
     return tuple(out)
 
@@ -856,9 +882,10 @@ def _app_for_label(label: str, context: GateContext) -> str | None:
 
 
 def _looks_secret(text: str, observation: Observation) -> bool:
-    """Typed text that is a code or card number on a screen asking for one."""
+    """Typed text that is a code or card number on a screen asking for one, or that carries a card
+    number anywhere (a message ending in one)."""
     compact = text.strip()
-    if _CARD_RE.fullmatch(compact) and _luhn(re.sub(r"\D", "", compact)):
+    if has_card_number(compact):
         return True
     if _DIGITS_RUN_RE.fullmatch(compact):
         screen = "\n".join(context_labels(observation))
@@ -878,6 +905,29 @@ def _contains_secret(text: str, observation: Observation) -> bool:
         if _CODE_WORDS_RE.search(line) and codes & set(_DIGITS_RUN_RE.findall(line)):
             return True
     return False
+
+
+def has_card_number(text: str) -> bool:
+    """Whether the text holds a payment card number (13-19 digits, spaces or dashes allowed, Luhn-valid)."""
+    return any(_luhn(re.sub(r"\D", "", m.group(0))) for m in _CARD_RE.finditer(text))
+
+
+def text_secret(text: str, observation: Observation) -> bool:
+    """Text the assistant would send or type that carries a secret: a card number anywhere, or a code
+    (digits next to code words, or a code the screen shows). The same check for typed and tool text."""
+    return has_card_number(text) or _contains_secret(text, observation)
+
+
+# Bidi controls (LRE RLE PDF LRO RLO U+202A-202E, LRI RLI FSI PDI U+2066-2069, LRM RLM, ALM U+061C) and
+# invisible characters (zero-width space/joiners, word joiner and invisible operators, BOM, soft hyphen,
+# Mongolian vowel separator, Hangul fillers): they can reorder or hide what a question shows.
+_INVISIBLE_RE = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c\u200b-\u200d\u2060-\u2064"
+                           "\ufeff\u00ad\u180e\u3164\uffa0\u115f\u1160\u034f]")
+
+
+def visible_text(text: str) -> str:
+    """`text` without bidi controls and invisible characters (everything shown or spoken in a question)."""
+    return _INVISIBLE_RE.sub("", text)
 
 
 def screen_codes(observation: Observation) -> set[str]:

@@ -1,9 +1,14 @@
 """The safety gate's rules for tool actions (call, send_text, set_alarm, set_timer, set_setting, open_link,
 query). SafetyGate.check sends every tool action here; the rules are the GUI rules carried over:
 
-- a call or a text is always confirmed (CALL / SEND, the mandatory floor), and the read-back names the
-  contact, the number and the words, from the action itself — the same things the GUI path reads back
-  from the screen;
+- a call or a text is always confirmed (CALL / SEND, the mandatory floor), and the read-back comes from
+  the phone, never from the model's words: the number is said digit by digit with the name the phone's
+  contacts give it (`GateContext.contacts`, read from the contacts provider at the start of the run); a
+  number not in the contacts is said as "a number that is not in your contacts", and a name the model
+  gave that the contacts file under another number is said as not matching. A text is read back in
+  full. The model's `contact` words are never read out;
+- a text that carries a card number or a code gets the hand-over the GUI typing path gives it (the
+  same check, `safety.text_secret`): the user types it themselves;
 - the allow-list is judged by the app that will handle the intent: the handler package is the first of
   the well-known handlers of that tool (HANDLERS) installed on this phone, and it must be allowed; a
   phone where none is installed gets DENY (the model then works on the screen, where the same rules
@@ -11,17 +16,26 @@ query). SafetyGate.check sends every tool action here; the rules are the GUI rul
   after the action the loop's foreground check runs as for a tap;
 - settings: only the quick-settings switches exist as tools (types.Setting), all reachable from the
   notification shade (a shell package), so no tool reaches a security setting; a caregiver who asked for
-  settings changes to be confirmed gets that here too;
+  settings changes to be confirmed gets that here too. A switch that can cut the phone's connection
+  (airplane mode on; Wi-Fi off while this computer may reach the phone over Wi-Fi, i.e. unless the
+  context says the link is not Wi-Fi) needs the Settings app to be allowed *and* a yes;
 - queries are read-only by construction (types.READ_ONLY_KINDS; harness.tools runs only reading commands)
-  and allowed, except reading a message thread, which needs the Messages app to be allowed;
+  and allowed, except reading a message thread, which needs the Messages app to be allowed; what they
+  read is kept to the allowed apps before the model, the history or the voice get it (the loop calls
+  `ToolResult.only_from(context.is_allowed_package)`: other apps' notifications are left out, another
+  app's screen is not read);
 - a locked phone hands over to the user, as for any action on the phone; a tool the user already said no
   to in this run is refused.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
+
 from assistant_core.i18n import Catalog, Text
-from assistant_core.types import Action, ActionKind, Decision, Observation, Query, Verdict
+from assistant_core.safety import text_secret, visible_text
+from assistant_core.types import Action, ActionKind, Decision, Observation, Query, Setting, Verdict
 
 MSG = Catalog(
     "toolgate",
@@ -33,6 +47,25 @@ MSG = Catalog(
         "shade": ("Quick settings", "快捷设置"),
         "quick_setting": ("This switches a quick setting anyone can reach from the notification shade.",
                           "这一步切换的是下拉通知栏里就能切换的快捷设置。"),
+        "cuts_link": ("This could cut the phone's connection. I need your OK first.",
+                      "这一步可能会断开手机的连接，需要你先同意。"),
+        "airplane_on": ("turn on airplane mode, which cuts the phone's calls and internet",
+                        "打开飞行模式，这会断开手机的电话和网络"),
+        "wifi_off": ("turn off Wi-Fi, which can cut the phone's internet and this computer's link to the phone",
+                     "关闭 Wi-Fi，这可能会断开手机的网络，以及电脑和手机之间的连接"),
+        "number": ("number {digits}", "号码 {digits}"),
+        "plus": ("plus ", "加 "),
+        "known": ("{name}, {number}", "{name}，{number}"),
+        "not_in_contacts": ("{number}, a number that is not in your contacts", "{number}，这个号码不在你的通讯录里"),
+        "name_mismatch": ("{number}, which your contacts have as {owner}, not {name}",
+                          "{number}，通讯录里这个号码是{owner}，不是{name}"),
+        "name_mismatch_other": ("{number}, which your contacts have as {owner}, not the name I was given",
+                                "{number}，通讯录里这个号码是{owner}，和给我的名字不一样"),
+        "name_elsewhere": ("{number}, a number that is not in your contacts; your contacts have {name} at another number",
+                           "{number}，这个号码不在你的通讯录里；通讯录里{name}的号码是另一个"),
+        "unchecked": ("{number}; I could not check your contacts", "{number}；我没能查看你的通讯录"),
+        "secret_text": ("That message contains a card number or a code. I won't send it; please type that part yourself.",
+                        "这条消息里有卡号或验证码，我不会发送；这部分请你自己输入。"),
     },
 )
 
@@ -50,6 +83,79 @@ HANDLERS: dict[ActionKind, tuple[str, ...]] = {
 }
 HANDLERS[ActionKind.SET_TIMER] = HANDLERS[ActionKind.SET_ALARM]
 QUERY_HANDLERS: dict[Query, tuple[str, ...]] = {Query.MESSAGES: HANDLERS[ActionKind.SEND_TEXT]}
+
+
+SETTINGS_PACKAGES = ("com.android.settings",)
+
+
+def cuts_connection(action: Action, context: object) -> str | None:
+    """The message key of a setting that can cut the phone's connection, or None: airplane mode on, and
+    Wi-Fi off unless the context says this computer's link to the phone is not Wi-Fi (`link_over_wifi`
+    False; unknown counts as Wi-Fi)."""
+    if action.kind is not ActionKind.SET_SETTING:
+        return None
+    if action.setting is Setting.AIRPLANE_MODE and action.value == "on":
+        return "airplane_on"
+    if action.setting is Setting.WIFI and action.value == "off" and getattr(context, "link_over_wifi", None) is not False:
+        return "wifi_off"
+    return None
+
+
+def digits_aloud(number: str) -> Text:
+    """A phone number said digit by digit, in its own groups: "+1 900 555 0100" -> "plus 1, 9 0 0, 5 5 5,
+    0 1 0 0" (a text-to-speech voice reads "9005550100" as a large number, or not at all)."""
+    number = visible_text(number).strip()
+    groups = [" ".join(g) for g in re.findall(r"\d+", number)]
+    spoken = ", ".join(groups)
+    plus = number.startswith("+")
+    return Text((MSG["plus"].en if plus else "") + spoken, (MSG["plus"].zh if plus else "") + spoken)
+
+
+def same_number(a: str, b: str) -> bool:
+    """The same phone line: the same digits, or one ending in the other's last 7 or more digits (a
+    country code or trunk prefix written on one side only)."""
+    da, db = re.sub(r"\D", "", a), re.sub(r"\D", "", b)
+    if not da or not db:
+        return False
+    if da == db:
+        return True
+    short, long_ = sorted((da, db), key=len)
+    return len(short) >= 7 and long_.endswith(short)
+
+
+def _names_match(asked: str, contact: str) -> bool:
+    """The model's name for a contact names this one: the same words, or some of them in order (its first
+    name, "Alice" for "Alice Chen")."""
+    if not asked:
+        return True
+    have = " ".join(visible_text(contact).split()).casefold()
+    return asked == have or (have.startswith(asked + " ") and len(asked) >= 2)
+
+
+def recipient_readback(number: str, name: str, contacts: Mapping[str, tuple[str, ...]] | None) -> Text:
+    """Who a call or text goes to, as the phone knows it: the contact that holds the number, with the
+    number digit by digit; or that the number is not in the contacts; or that the model's name does not
+    match. The model's own words for the recipient are only compared, never read out as fact."""
+    said = digits_aloud(number)
+    num = Text(MSG["number"].en.format(digits=said.en), MSG["number"].zh.format(digits=said.zh))
+    if contacts is None:
+        return Text(MSG["unchecked"].en.format(number=num.en), MSG["unchecked"].zh.format(number=num.zh))
+    owners = [visible_text(n) for n, nums in contacts.items() if any(same_number(x, number) for x in nums)]
+    asked = " ".join(visible_text(name).split()).casefold()
+    named = next((visible_text(n) for n in contacts if " ".join(visible_text(n).split()).casefold() == asked), None) if asked else None
+    if owners:
+        owner = named if named in owners else next((o for o in owners if _names_match(asked, o)), owners[0])
+        if asked and not _names_match(asked, owner):
+            if named:
+                return Text(MSG["name_mismatch"].en.format(number=num.en, owner=owner, name=named),
+                            MSG["name_mismatch"].zh.format(number=num.zh, owner=owner, name=named))
+            return Text(MSG["name_mismatch_other"].en.format(number=num.en, owner=owner),
+                        MSG["name_mismatch_other"].zh.format(number=num.zh, owner=owner))
+        return Text(MSG["known"].en.format(name=owner, number=num.en), MSG["known"].zh.format(name=owner, number=num.zh))
+    if named:
+        return Text(MSG["name_elsewhere"].en.format(number=num.en, name=named),
+                    MSG["name_elsewhere"].zh.format(number=num.zh, name=named))
+    return Text(MSG["not_in_contacts"].en.format(number=num.en), MSG["not_in_contacts"].zh.format(number=num.zh))
 
 
 def handler_for(action: Action, context: object) -> str | None:
@@ -94,13 +200,28 @@ def check_tool(action: Action, observation: Observation, context: object) -> Dec
     always = getattr(context, "always_confirm", frozenset())
     if action.kind in (ActionKind.CALL, ActionKind.SEND_TEXT):
         category = Category.CALL if action.kind is ActionKind.CALL else Category.SEND
+        if action.kind is ActionKind.SEND_TEXT and text_secret(action.text or "", observation):
+            return decide(Verdict.DENY, Rule.HANDOVER_SECRET_FIELD, MSG["secret_text"])
         what = category_phrase(category)
         reason = Text(MSG["tool_confirm"].en.format(what=what.en, app=app),
                       MSG["tool_confirm"].zh.format(what=what.zh, app=app))
+        whom = recipient_readback(action.number or "", action.contact or "", getattr(context, "contacts", None))
+        extra = {"say_text": visible_text(action.text or "")} if action.kind is ActionKind.SEND_TEXT else {}
         return decide(Verdict.CONFIRM, "confirm.tool", reason, category=category, app=app, package=handler,
-                      target="")
+                      target="", say_whom=whom, **extra)
     if action.kind is ActionKind.QUERY:
         return decide(Verdict.ALLOW, "allow.read_only", MSG["read_only"], package=handler, app=app)
+    cut = cuts_connection(action, context)
+    if cut is not None:
+        settings_app = next((p for p in SETTINGS_PACKAGES if p in (getattr(context, "app_labels", {}) or {})),
+                            SETTINGS_PACKAGES[0])
+        if not context.is_allowed_package(settings_app):  # type: ignore[attr-defined]
+            shown = context.label_of(settings_app)  # type: ignore[attr-defined]
+            return decide(Verdict.DENY, Rule.DENY_APP_NOT_ALLOWED, GATE["app_not_allowed"].format(app=shown),
+                          package=settings_app)
+        return decide(Verdict.CONFIRM, "confirm.cuts_connection", MSG["cuts_link"], category=Category.SETTINGS_CHANGE,
+                      app=context.label_of(settings_app), package=settings_app, target="",  # type: ignore[attr-defined]
+                      say_what=MSG[cut])
     caregiver = {ActionKind.SET_SETTING: Category.SETTINGS_CHANGE, ActionKind.OPEN_LINK: Category.APP_LAUNCH}.get(action.kind)
     if caregiver is not None and caregiver in always:
         what = category_phrase(caregiver)

@@ -340,6 +340,10 @@ class UIElement:
     # A window or panel that takes every touch inside it (a dialog, the keyboard, the notification shade):
     # nothing drawn under it receives a tap there. Real uiautomator dumps hold one window and leave it False.
     blocks_touch: bool = False
+    # Nesting depth in the dump (the root is 0; -1 when unknown): with document order it gives each
+    # element's ancestors, which decide whether a scrolling parent takes a swipe (assistant_core.hittest).
+    # Not compared: dumps of one screen with and without a window frame are the same screen.
+    depth: int = field(default=-1, compare=False)
 
     @property
     def center(self) -> tuple[int, int]:

@@ -211,10 +211,10 @@ def parse_ui_xml(xml: str) -> tuple[UIElement, ...]:
     out = []
     if root.tag == "displays":
         windows = [w for display in root.findall("display") for w in display.findall("window")]
-        nodes = [n for w in reversed(windows) for n in w.iter("node")]
+        nodes = [n for w in reversed(windows) for n in _nodes_with_depth(w)]
     else:
-        nodes = list(root.iter("node"))
-    for node in nodes:
+        nodes = list(_nodes_with_depth(root))
+    for node, depth in nodes:
         m = _BOUNDS_RE.fullmatch(node.get("bounds", ""))
         bounds = tuple(int(v) for v in m.groups()) if m else (0, 0, 0, 0)
         out.append(
@@ -238,9 +238,20 @@ def parse_ui_xml(xml: str) -> tuple[UIElement, ...]:
                 index=int(node.get("index", "0") or 0),
                 # PhoneWorld-lite marks its dialog panels, keyboard and shade (real dumps hold one window).
                 blocks_touch=_bool_attr(node, "blocks-touch"),
+                depth=depth,
             )
         )
     return tuple(out)
+
+
+def _nodes_with_depth(parent: ET.Element, depth: int = 0):
+    """The <node> elements under `parent` in document order, each with its nesting depth (0 for the top)."""
+    for child in parent:
+        if child.tag == "node":
+            yield child, depth
+            yield from _nodes_with_depth(child, depth + 1)
+        else:
+            yield from _nodes_with_depth(child, depth)
 
 
 def parse_screen_state(window: str, power: str) -> ScreenState:

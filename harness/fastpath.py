@@ -4,8 +4,9 @@ and outcome check as the model's actions, with no model at all.
 
     planner = FastPlanner(KindRegistry.load())
     plan = planner.plan("Call Sophie", facts)           # facts: the phone's contacts and apps
-    plan.status          # ACT (plan.actions), ASK (plan.question: "Which Sophie: Sophie Tang or Sophie Li?")
-                         # or HAND_OVER (plan.reason: the model takes the original goal)
+    plan.status          # ACT (plan.actions), ASK (plan.question: "Which Sophie: Sophie Tang or Sophie Li?"),
+                         # HAND_OVER (plan.reason: the model takes the original goal)
+                         # or DECLINE ("不要给她打电话", "Turn off airplane mode? No, leave it": "OK, I won't")
     policy = FastPathPolicy(planner, fallback=model_policy, device=device, lang="en")
     run_episode(goal, device=device, policy=policy, ...)   # the loop does not know the difference
 
@@ -15,6 +16,13 @@ candidates, or none, are asked back; a missing time, duration, text or recipient
 with anything the plan would leave out (a second request joined by "and", a text derived from another
 message, an alarm on another day) goes to the model with the original goal. When the phone refuses a
 tool (harness.tools.ToolRefused), the model (or the demo's oracle) takes over with the same goal.
+
+Negation, in both languages (`negation`): a request that says not to do something (不要, 别, 千万不要, 不用,
+我没让你, "don't", "never") or takes it back ("给陈爱丽打电话？算了", "Turn off airplane mode? No, leave it",
+"never mind", "cancel that"), and an answer to its question that does, is never acted on and never asked
+about: the run says "OK, I won't" and ends; a negation in the middle of a longer request goes to the
+model with the whole sentence. "Do not disturb", 勿扰 and "don't forget"/别忘了 are not negations, and
+the words of a message being sent do not count.
 """
 
 from __future__ import annotations
@@ -59,6 +67,7 @@ STEP_WORDS = Catalog(
         "done": ("That was the last step.", "这是最后一步。"),
         "declined": ("You said no, so I stop here.", "您说了不，我就到此为止。"),
         "no_model": ("Without the model I can't do this part.", "没有模型，这部分我做不了。"),
+        "wont": ("You asked me not to, so I do nothing.", "您说不要，我就什么也不做。"),
     },
 )
 
@@ -67,6 +76,69 @@ class PlanStatus(StrEnum):
     ACT = "act"  # run `actions`
     ASK = "ask"  # put `question` to the user, fill `slot` from the answer
     HAND_OVER = "hand_over"  # not understood completely: the model takes the original goal
+    DECLINE = "decline"  # the user says not to do it ("不要给她打电话", "No, leave it"): say "OK, I won't", do nothing
+
+
+WONT = Text("OK, I won't.", "好的，我不做。")
+
+# Negation (Build 6 of issue 28): a request that says not to do something, or takes it back, is never
+# acted on and never asked about. The phrases that only look negative come out first: "do not disturb"
+# and 勿扰/免打扰 name a setting, "don't forget"/别忘了 asks for something.
+_NOT_NEGATION = re.compile(
+    r"\bdo[- ]not[- ]disturb\b|\bdon'?t forget\b|\bdo not forget\b|\bnever forget\b|\bnot to forget\b"
+    r"|请勿打扰|免打扰|勿扰|别忘了|别忘记|不要忘了|不要忘记|不要忘|千万别忘|记得别忘", re.IGNORECASE)
+_NEGATION_EN = re.compile(
+    r"\b(?:don'?t|do not|dont|doesn'?t|never|didn'?t (?:ask|say|tell|want)|did not (?:ask|say|tell|want)"
+    r"|no need|not now|not yet|no thanks?|no thank you|nope|no+|leave it|leave that|forget (?:it|that|about it)"
+    r"|never ?mind|cancel (?:that|it|this|the request)|skip (?:it|that)|stop(?: it| that)?|hold (?:on|off)"
+    r"|scratch that|wait|i changed my mind|changed my mind|not (?:call|text|send|turn|set|open|switch|do))\b"
+    r"|\bno[,.!]", re.IGNORECASE)
+_NEGATION_ZH = re.compile(
+    r"不要|别|千万不|不用|不必|甭|没让你|没叫你|没要你|算了|不需要|用不着|无需|先不|暂时不|不许|不准|不想|"
+    r"不打了|不发了|不开了|不关了|取消吧|还是不|停下|等一下|等等|不是让你|谁让你")
+# A take-back at the end ("…？算了", "… No, leave it") or a negation up front ("Don't call…", "不要给…"):
+# "OK, I won't". A negation in the middle of a request goes to the model with the whole sentence.
+_TAKE_BACK = re.compile(
+    r"(?:^|[?？!！。.,，;；:：\s])(?:no[,.!\s]*)?(?:no|nope|never ?mind|leave it|leave that|forget it|forget that|cancel (?:that|it|this)"
+    r"|don'?t|do not|stop|not now|skip it|scratch that|no need|算了吧?|不用了?|不要了?|别了|别打了|别发了|不打了|不发了|"
+    r"还是算了|还是不要了?|取消吧|先不要?了?|不要打了|不要发了|别打了吧|我没让你[^，。！？]*)[\s.!。！~～]*$", re.IGNORECASE)
+_LEADING_NEGATION = re.compile(
+    r"^(?:please[, ]*|but[, ]*|and[, ]*|oh[, ]*|wait[, ]*|hey[, ]*|请|可)?(?:don'?t|do not|dont|never(?! ?mind\b(?! *[,.!]* *(?:don|do not|$)))|(?:no|nope)\b(?![,.!]? *(?:problem|worries))|stop[,.!]|"
+    r"i didn'?t|i did not|不要|别|千万不要|千万别|不用|不必|甭|我没让你|没让你|我不要|我不想|不许|不准|先不|暂时不|算了)",
+    re.IGNORECASE)
+
+
+def _without_names(text: str, facts: PhoneFacts) -> str:
+    """The request without the contacts' names in it (a contact called "No Number" negates nothing)."""
+    for c in sorted(facts.contacts, key=lambda c: -len(c.name)):
+        if len(c.name) >= 2:
+            # whole words only, an apostrophe included: a contact "Don" leaves "Don't call" alone
+            text = re.sub(r"(?<![\w'’])" + re.escape(c.name) + r"(?![\w'’])", " ", text, flags=re.IGNORECASE)
+    return " ".join(text.split())
+
+
+def takes_back(answer: str) -> bool:
+    """Whether an answer to the fast path's question is only a take-back ("算了", "never mind", "no"): the
+    request is dropped. Anything more is an answer (a message may well say "don't wait for me")."""
+    plain = " ".join(answer.replace("\u2019", "'").split())
+    m = _TAKE_BACK.search(plain)
+    return m is not None and not plain[: m.start()].strip(" ,.，。!！?？;；:：")
+
+
+def negation(text: str, message: str = "") -> str:
+    """How `text` says not to do something: "decline" (a take-back at the end, or a negation up front:
+    "OK, I won't"), "hand_over" (a negation elsewhere: the model reads the whole sentence), or "" (none).
+    The words of a message being sent (`message`) do not count: "Text Bob that I don't feel well" asks."""
+    plain = _NOT_NEGATION.sub(" ", " ".join(text.replace("\u2019", "'").split())).strip()
+    # Up front or at the very end it takes the request back, even where a message's words seem to hold it
+    # ("给李波发短信说我晚点到，算了"): nothing is sent.
+    if _LEADING_NEGATION.match(plain) or _TAKE_BACK.search(plain):
+        return "decline"
+    if message:
+        plain = plain.replace(_NOT_NEGATION.sub(" ", " ".join(message.replace("\u2019", "'").split())).strip(), " ")
+    if _NEGATION_EN.search(plain) or _NEGATION_ZH.search(plain):
+        return "hand_over"
+    return ""
 
 
 @dataclass(frozen=True)
@@ -165,6 +237,12 @@ class FastPlanner:
         text = " ".join(goal.split())
         if not text:
             return FastPlan(PlanStatus.HAND_OVER, reason="empty request")
+        # Never act on, and never ask about, what the user says not to do (or takes back in an answer).
+        said = negation(_without_names(text, facts), self._message_words(text))
+        if said == "decline" or any(takes_back(a) for a in answers):
+            return FastPlan(PlanStatus.DECLINE, reason="the user said not to do it")
+        if said:
+            return FastPlan(PlanStatus.HAND_OVER, reason="a negation the fast path does not read")
         parts = [p for p in _JOINERS.split(text) if p.strip()]
         if len(parts) > 1 and not answers:
             plans = [self._one(p, facts, ()) for p in parts]
@@ -178,6 +256,13 @@ class FastPlanner:
             return FastPlan(PlanStatus.HAND_OVER, reason="a second request the fast path does not understand",
                             kind=whole.kind)
         return self._one(text, facts, answers)
+
+    def _message_words(self, text: str) -> str:
+        """The words of the message a texting request would send (not the request's own words)."""
+        match = self.kinds.match(text)
+        if match is None or match.kind.name != "send_message":
+            return ""
+        return str(getattr(match.params, "text", "") or "")
 
     def _one(self, text: str, facts: PhoneFacts, answers: Sequence[str]) -> FastPlan:
         match = self.kinds.match(text)
@@ -354,20 +439,20 @@ CONTACTS = ("content query --uri content://com.android.contacts/data "
             "--projection contact_id:mimetype:display_name:data1")
 
 
-def read_facts(device: Any) -> PhoneFacts:
-    """Contacts (content provider, as the outcome checks read them) and installed apps of a Device."""
+def read_contacts(device: Any) -> tuple[Contact, ...] | None:
+    """The phone's contacts from the contacts provider (as the outcome checks read them); None when they
+    cannot be read (no shell, a refused query)."""
     from harness.verify import readers
     from harness.verify.probe import ProbeError, probe_for
 
-    apps = dict(device.installed_apps())
     probe = probe_for(device)
     if probe is None:
-        return PhoneFacts((), apps)
+        return None
     try:
         rows = readers.parse_rows(probe.shell(CONTACTS), ("contact_id", "mimetype", "display_name", "data1"))
     except (ProbeError, readers.Unreadable) as error:
         log.warning("contacts unreadable: %s", error)
-        return PhoneFacts((), apps)
+        return None
     by_id: dict[str, Contact] = {}
     for row in rows:
         cid = row["contact_id"] or ""
@@ -375,7 +460,24 @@ def read_facts(device: Any) -> PhoneFacts:
         if row["mimetype"] == "vnd.android.cursor.item/phone_v2" and row["data1"]:
             c = Contact(c.name, c.numbers + (row["data1"],))
         by_id[cid] = c
-    return PhoneFacts(tuple(by_id.values()), apps)
+    return tuple(by_id.values())
+
+
+def contact_book(contacts: Sequence[Contact] | None) -> dict[str, tuple[str, ...]] | None:
+    """name -> numbers, for the gate's read-backs (`GateContext.contacts`); None stays None (unread)."""
+    if contacts is None:
+        return None
+    book: dict[str, tuple[str, ...]] = {}
+    for c in contacts:
+        if c.name:
+            book[c.name] = book.get(c.name, ()) + c.numbers
+    return book
+
+
+def read_facts(device: Any) -> PhoneFacts:
+    """Contacts (content provider, as the outcome checks read them) and installed apps of a Device."""
+    apps = dict(device.installed_apps())
+    return PhoneFacts(read_contacts(device) or (), apps)
 
 
 # --- the policy that runs a plan ----------------------------------------------------------------------------
@@ -472,6 +574,8 @@ class FastPathPolicy:
             self.plan_ = self.planner.plan(request, self.facts, answers=answers)
             self.answered, self.next_action = len(answers), 0
         plan = self.plan_
+        if plan.status is PlanStatus.DECLINE:
+            return Proposal(Action.finish(WONT.get(self.lang)), thought=STEP_WORDS.get("wont", self.lang))
         if plan.status is PlanStatus.HAND_OVER:
             self._hand_over(plan.reason, history)
             return None
@@ -488,5 +592,5 @@ class FastPathPolicy:
         return Proposal(Action.finish(""), thought=STEP_WORDS.get("done", self.lang))
 
 
-__all__ = ["FastPlan", "FastPlanner", "FastPathPolicy", "PhoneFacts", "Contact", "PlanStatus", "WithoutModel",
-           "find_contacts", "read_facts", "split_goal"]
+__all__ = ["FastPlan", "FastPlanner", "FastPathPolicy", "PhoneFacts", "Contact", "PlanStatus", "WONT", "WithoutModel",
+           "contact_book", "find_contacts", "negation", "read_contacts", "read_facts", "split_goal"]

@@ -38,10 +38,12 @@ import datetime as dt
 import logging
 import re
 import shlex
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from assistant_core.i18n import Catalog, Text
+from assistant_core.safety import visible_text
 from assistant_core.types import Action, ActionKind, DeviceError, Query, Setting, UIElement
 
 log = logging.getLogger(__name__)
@@ -84,6 +86,8 @@ SAY = Catalog(
         "why_other": ("the phone refused", "手机拒绝了"),
         "one_notification": ("You have one notification. {items}", "你有 1 条通知。{items}"),
         "unreadable": ("I could not read that from the phone ({reason}).", "没能从手机上读到（{reason}）。"),
+        "screen_not_allowed": ("The app on the screen is not one your caregiver allowed, so I won't read it.",
+                               "屏幕上的应用不在照护人允许的应用里，我不会读它。"),
     },
 )
 
@@ -138,6 +142,25 @@ class ToolResult:
     result: str
     commands: tuple[str, ...] = ()
     handler: str = ""
+    # Where what was read comes from, so it can be kept to the caregiver's allowed apps (`only_from`): the
+    # notifications read (each with its app's package), the app whose screen was read.
+    notifications: tuple[Any, ...] = ()
+    screen_app: str = ""
+
+    def only_from(self, allowed: Callable[[str], bool]) -> ToolResult:
+        """This result without what apps outside `allowed` showed: their notifications are left out, and
+        the screen of an app that is not allowed is not read. The loop calls this before the result
+        reaches the model, the history or the voice (issue 27/28: the caregiver's allowed apps)."""
+        if self.notifications:
+            kept = tuple(n for n in self.notifications if allowed(n.package))
+            if len(kept) == len(self.notifications):
+                return self
+            said = _notifications_said(kept)
+            return replace(self, said=said, result=said.en, notifications=kept)
+        if self.screen_app and not allowed(self.screen_app):
+            said = SAY["screen_not_allowed"]
+            return replace(self, said=said, result=said.en)
+        return self
 
 
 class ToolRefused(DeviceError):
@@ -427,6 +450,17 @@ def screen_summary(elements: tuple[UIElement, ...], app: str | Text = "") -> Tex
                 SAY["screen"].zh.format(app=name.zh, items="；".join(items_zh)))
 
 
+def _notifications_said(posted: Sequence[Any]) -> Text:
+    """The notifications read out: how many, then up to ten of them with their app, title and text."""
+    if not posted:
+        return SAY["no_notifications"]
+    parts = [_fmt(SAY["notification"], app=app_label(n.package), title=n.title or "", text=n.text or "")
+             for n in posted[:10]]
+    template = SAY["one_notification"] if len(posted) == 1 else SAY["notifications"]
+    return Text(visible_text(template.en.format(n=len(posted), items=" ".join(p.en for p in parts))),
+                visible_text(template.zh.format(n=len(posted), items=" ".join(p.zh for p in parts))))
+
+
 def _query(runner: Runner, action: Action) -> ToolResult:
     from harness.verify import readers
 
@@ -435,19 +469,15 @@ def _query(runner: Runner, action: Action) -> ToolResult:
     try:
         if q is Query.NOTIFICATIONS:
             posted = readers.parse_notifications(_read(runner, "dumpsys notification --noredact", done, action))
-            if not posted:
-                said = SAY["no_notifications"]
-            else:
-                parts = [_fmt(SAY["notification"], app=app_label(n.package), title=n.title or "", text=n.text or "")
-                         for n in posted[:10]]
-                template = SAY["one_notification"] if len(posted) == 1 else SAY["notifications"]
-                said = Text(template.en.format(n=len(posted), items=" ".join(p.en for p in parts)),
-                            template.zh.format(n=len(posted), items=" ".join(p.zh for p in parts)))
+            return ToolResult(action, _notifications_said(posted), _notifications_said(posted).en, tuple(done),
+                              notifications=tuple(posted))
         elif q is Query.SCREEN:
             elements = _screen(runner, done, action)
             app = next((e.package for e in elements if e.package and not e.package.startswith(_STATUS_BAR)), "")
             home = "launcher" in app or not app
             said = screen_summary(elements, Text("the home screen", "主屏幕") if home else app_label(app))
+            if app and not home:
+                return ToolResult(action, said, said.en, tuple(done), screen_app=app)
         elif q is Query.MESSAGES:
             said = _messages(runner, action, done)
         elif q is Query.BATTERY:
@@ -528,12 +558,36 @@ HANDLERS: dict[ActionKind, Callable[[Runner, Action], ToolResult]] = {
 }
 
 
+_LOOPBACK = ("127.", "localhost", "[::1]", "::1")
+
+
+def link_over_wifi(device: object) -> bool | None:
+    """Whether `device` is reached over Wi-Fi (adb over TCP to another machine: "192.168.1.20:5555", or a
+    wireless-debugging mDNS name), so turning the phone's Wi-Fi off cuts this computer's link to it. USB
+    serials, emulators, loopback addresses (the simulated phone's adbd) and in-process phones are not;
+    None for a device of unknown kind."""
+    serial = getattr(device, "serial", None)
+    if serial is None:
+        return False if hasattr(device, "world") else None
+    serial = str(serial)
+    if "._adb-tls-connect." in serial or "._adb._tcp" in serial:
+        return True
+    host, sep, port = serial.rpartition(":")
+    if sep and port.isdigit() and host:
+        return not host.startswith(_LOOPBACK)
+    return False
+
+
 def carry_out(action: Action, runner: Runner) -> ToolResult:
     """Carry one tool action out over the shell. ToolRefused when the phone refuses (use `.fallback`)."""
     handler = HANDLERS.get(action.kind)
     if handler is None:
         raise ValueError(f"{action.kind} is not a tool action")
-    return handler(runner, action)
+    done = handler(runner, action)
+    # What is said and stored carries no bidi controls or invisible characters (a name, a message, a
+    # notification may hold them to reorder or hide what is heard and shown).
+    return replace(done, said=Text(visible_text(done.said.en), visible_text(done.said.zh)),
+                   result=visible_text(done.result))
 
 
 @dataclass

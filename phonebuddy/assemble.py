@@ -129,9 +129,11 @@ class RunParts:
 
 
 def gate_context(settings: CaregiverSettings | None, labels: Mapping[str, str], allowed: AllowedApps,
-                 lang: str) -> GateContext:
+                 lang: str, contacts: Mapping[str, tuple[str, ...]] | None = None,
+                 over_wifi: bool | None = None) -> GateContext:
     always = frozenset(settings.always_confirm) if settings is not None else frozenset()
-    return GateContext(allowed_apps=allowed.apps, always_confirm=always, app_labels=dict(labels), lang=lang)
+    return GateContext(allowed_apps=allowed.apps, always_confirm=always, app_labels=dict(labels), lang=lang,
+                       contacts=contacts, link_over_wifi=over_wifi)
 
 
 def loop_config(settings: CaregiverSettings | None, lang: str, *, task: Any = None, step_budget: int | None = None,
@@ -149,6 +151,9 @@ def loop_config(settings: CaregiverSettings | None, lang: str, *, task: Any = No
 
 def assemble(spec: RunSpec) -> RunParts:
     """The run's parts from its spec (see the module docstring)."""
+    from harness.fastpath import contact_book, read_contacts
+    from harness.tools import link_over_wifi
+
     labels = dict(spec.device.installed_apps())
     allowed = decide_allowed_apps(settings=spec.settings, installed=labels, simulated=spec.simulated,
                                   task=spec.task, override=spec.allowed_override)
@@ -162,7 +167,9 @@ def assemble(spec: RunSpec) -> RunParts:
         check = OutcomeVerifier(kinds)
     return RunParts(
         device=spec.device,
-        context=gate_context(spec.settings, labels, allowed, spec.lang),
+        # The phone's contacts: tool read-backs name a recipient from them (assistant_core.toolgate).
+        context=gate_context(spec.settings, labels, allowed, spec.lang, contact_book(read_contacts(spec.device)),
+                             link_over_wifi(spec.device)),
         config=loop_config(spec.settings, spec.lang, task=spec.task, step_budget=spec.step_budget,
                            patience=spec.patience, thumbnails=spec.thumbnails),
         allowed=allowed, outcome_check=check, notes=notes,

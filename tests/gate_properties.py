@@ -55,7 +55,9 @@ def _point_on(data: st.DataObject, obs: Observation) -> tuple[int, int]:
 
 
 def gesture_at(data: st.DataObject, x: int, y: int) -> Action:
-    """Something Android treats as a tap, long press or drag starting at (x, y)."""
+    """Something Android treats as a tap, long press or drag starting at (x, y): near the touch slop, a
+    long vertical move, or a long sideways one (which a vertical list does not take: a click on the view
+    under it, assistant_core.hittest.dispatch_gesture)."""
     kind = data.draw(st.sampled_from(["click", "double", "long", "scroll", "drag"]), label="gesture")
     if kind == "click":
         return Action.click(x, y)
@@ -65,8 +67,11 @@ def gesture_at(data: st.DataObject, x: int, y: int) -> Action:
         return Action.long_press(x, y, data.draw(st.integers(400, 2000), label="ms"))
     dx = data.draw(st.integers(-30, 30), label="dx")
     dy = data.draw(st.integers(-30, 30), label="dy")
-    if data.draw(st.integers(0, 3), label="far end") == 0:  # mostly within or near the touch slop
+    far = data.draw(st.sampled_from(["near", "near", "near", "far dy", "far dx"]), label="far end")
+    if far == "far dy":  # mostly within or near the touch slop
         dy = data.draw(st.integers(-900, 900), label="far dy")
+    elif far == "far dx":  # sideways, often staying on a wide button: a tap on Android (issue 28)
+        dx = data.draw(st.integers(-900, 900), label="far dx")
     x2, y2 = min(max(x + dx, 0), W - 1), min(max(y + dy, 0), H - 1)
     ms = data.draw(st.sampled_from([0, 50, 100, 300, 600, 1200, 3000]), label="ms")
     return Action.scroll(x, y, x2, y2, ms) if kind == "scroll" else Action.drag(x, y, x2, y2, ms)

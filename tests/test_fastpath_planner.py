@@ -113,3 +113,20 @@ def test_which_one_asked_and_answered_through_the_loop():
     assert [q.en for q in user.questions] == ["Which Alice: Alice Chen or Alice Wang?"]
     assert result.outcome is Outcome.FINISHED
     assert [c.number for c in dialer.state.calls] == ["18800009999"]  # Alice Wang's, never Alice Chen's
+
+
+@pytest.mark.parametrize("goal", ["不要打电话", "别给王芳打电话", "千万不要打电话", "我没让你打电话", "给王芳打电话？算了",
+                                  "Don't call", "Call Mum? Never mind", "Turn off airplane mode? No, leave it"])
+def test_a_negation_is_never_a_plan_and_never_a_question(goal):
+    """Issue 28: 不要/别/千万不要/我没让你 + a call was answered with "要打给谁？", and a confused user who
+    gave a name got a call proposed."""
+    plan = PLANNER.plan(goal, FACTS)
+    assert plan.status is PlanStatus.DECLINE and not plan.actions and plan.question is None
+    assert PLANNER.plan(goal, FACTS, answers=["王芳"]).status is PlanStatus.DECLINE
+
+
+def test_a_take_back_as_the_answer_drops_the_request_but_a_message_may_say_dont():
+    assert PLANNER.plan("Call Sophie", FACTS, answers=["never mind"]).status is PlanStatus.DECLINE
+    assert PLANNER.plan("给王芳发短信", FACTS, answers=["算了"]).status is PlanStatus.DECLINE
+    text = PLANNER.plan("Text Mum", FACTS, answers=["Don't wait for me"])
+    assert text.status is PlanStatus.ACT and text.actions[0].text == "Don't wait for me"

@@ -12,10 +12,13 @@ Grace Huang, texts from Alice Chen ("Call me when you are free.") and Leo Ma."""
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 import pytest
 
+from assistant_core.toolgate import digits_aloud
+from harness.fastpath import WONT
 from phonebuddy import run_cli
 
 ALLOWED = ["com.android.dialer", "com.android.messaging", "com.android.deskclock", "com.android.browser",
@@ -27,7 +30,7 @@ TOOLS = {"call", "send_text", "set_alarm", "set_timer", "set_setting", "open_lin
 @dataclass(frozen=True)
 class Case:
     goal: str
-    expect: str  # done | answer | ask | declined | denied | handed
+    expect: str  # done | answer | ask | wont | declined | denied | handed
     lang: str = "en"
     kind: str = ""  # the verify kind (done) or the question kind (answer)
     tool: str = ""  # the first action's kind
@@ -48,6 +51,10 @@ def answer(goal, kind, says, lang="en"):
 
 def ask(goal, says, lang="en"):
     return Case(goal, "ask", lang, says=tuple(says))
+
+
+def wont(goal, lang="en"):
+    return Case(goal, "wont", lang)
 
 
 CASES = [
@@ -114,6 +121,30 @@ CASES = [
          event="call_started"),
     Case("Text Alice Chen", "done", "en", "", "send_text", says=("On my way",), answers=("On my way",),
          event="message_sent"),
+    # negation (issue 28, Build 6): never acted on, never asked about; "OK, I won't"
+    *[wont(g) for g in (
+        "Turn off airplane mode? No, leave it", "Don't call Alice Chen", "Do not call Alice Chen", "Don't text Bob Li",
+        "Never mind, don't call anyone", "Call Alice Chen? Never mind", "Call Alice Chen. Cancel that",
+        "I didn't ask you to call Alice Chen", "Don't turn off Wi-Fi", "Do not turn on airplane mode",
+        "Turn on airplane mode? No", "Text Bob Li that I'm running late. Actually, forget it", "Don't set an alarm",
+        "No, don't call", "Please don't call Leo", "Turn off Wi-Fi. No, leave it", "Call Leo... never mind",
+        "Don't send a text to Bob Li", "No need to call Alice Chen", "Nope, don't turn on Bluetooth",
+        "Stop, don't call Alice Chen", "Call Alice Chen. No, don't", "Dont call Bob Li", "Never call Leo Ma")],
+    *[wont(g, "zh") for g in (
+        "给陈爱丽打电话？算了", "不要给陈爱丽打电话", "别给陈爱丽打电话", "千万不要给陈爱丽打电话", "千万别打电话给陈爱丽",
+        "不用给陈爱丽打电话了", "我没让你打电话", "我没让你给李波发短信", "不要打电话", "别打电话", "不要发短信",
+        "别给李波发短信", "不用发短信了", "算了，不打了", "给李波发短信说我晚点到，算了", "关闭WLAN？算了吧", "不要关闭WLAN",
+        "别打开飞行模式", "不用打开蓝牙", "打开飞行模式？还是算了", "不要设闹钟", "先不要给陈爱丽打电话", "暂时不用打电话",
+        "别关WLAN", "给陈爱丽打电话。不要了")],
+    # ... and a take-back given as the answer to the fast path's question
+    Case("Call Sophie", "wont", answers=("never mind",)), Case("给小明打电话", "wont", "zh", answers=("算了",)),
+    Case("Text Alice Chen", "wont", answers=("No, leave it",)),
+    # words that only look negative still work
+    done("Text Bob Li that I don't feel well", "send_message", "send_text", says=("I don't feel well",),
+         event="message_sent"),
+    done("给李波发短信说别担心", "send_message", "send_text", "zh", says=("别担心",), event="message_sent"),
+    done("Text Bob Li that I can't come, don't wait", "send_message", "send_text", says=("don't wait",),
+         event="message_sent"),
     # declined at the confirmation: read back, nothing done
     Case("Call Alice Chen", "declined", says=("Alice Chen", "198 4955 2291")),
     Case("Text Bob Li that I'm running late", "declined", says=("Bob Li", "I'm running late")),
@@ -141,6 +172,13 @@ def _run(case: Case, capsys) -> dict:
     return json.loads(capsys.readouterr().out)
 
 
+def _heard(words: str, lang: str) -> str:
+    """How `words` sound in a read-back: a phone number digit by digit (assistant_core.toolgate)."""
+    if re.fullmatch(r"\+?[\d ]{7,}", words):
+        return digits_aloud(words).get(lang)
+    return words
+
+
 def _said(out: dict, purpose: str | None = None) -> list[str]:
     return [e["text"]["en"] + " | " + e["text"]["zh"] for e in out["events"]
             if e["kind"] == "said" and (purpose is None or e.get("purpose") == purpose)]
@@ -149,7 +187,9 @@ def _said(out: dict, purpose: str | None = None) -> list[str]:
 def test_the_table_is_big_and_bilingual_enough():
     assert len(CASES) >= 60
     assert sum(c.lang == "zh" for c in CASES) >= 20
-    assert {c.expect for c in CASES} == {"done", "answer", "ask", "declined", "denied", "handed"}
+    assert {c.expect for c in CASES} == {"done", "answer", "ask", "wont", "declined", "denied", "handed"}
+    for lang in ("en", "zh"):  # issue 28: at least 20 negative forms per language
+        assert sum(c.expect == "wont" and c.lang == lang and not c.answers for c in CASES) >= 20
 
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.expect}:{c.lang}:{c.goal}" for c in CASES])
@@ -176,8 +216,13 @@ def test_a_request_end_to_end_with_a_policy_that_never_acts(case, capsys):
             asked = out["confirmations_asked"]
             assert len(asked) == 1, asked
             readback = asked[0]["zh" if case.lang == "zh" else "en"]
-            assert all(w in readback for w in case.says), readback
+            assert all(_heard(w, case.lang) in readback for w in case.says), readback
             assert events == [case.event]
+        elif case.kind in ("airplane_on", "wifi_off"):
+            # A switch that can cut the phone's connection is asked about (Build 5 of issue 28); in-process the
+            # link is not Wi-Fi, so Wi-Fi off is not.
+            asked = out["confirmations_asked"]
+            assert len(asked) == (1 if case.kind == "airplane_on" else 0) and events == [], asked
         else:
             assert out["confirmations_asked"] == [] and events == []
     elif case.expect == "answer":
@@ -193,10 +238,17 @@ def test_a_request_end_to_end_with_a_policy_that_never_acts(case, capsys):
                      if e["kind"] == "paused" and e.get("reason") == "ask_user"]
         assert len(questions) == 1 and all(w.lower() in questions[0].lower() for w in case.says), questions
         assert not tool_steps and events == []
+    elif case.expect == "wont":
+        # Nothing done, nothing asked (no recipient question, no confirmation), "OK, I won't" said.
+        asked_user = [e for e in out["events"] if e["kind"] == "paused" and e.get("reason") == "ask_user"]
+        assert not tool_steps and events == [] and out["confirmations_asked"] == [], tool_steps
+        assert len(asked_user) == len(case.answers), asked_user
+        assert any(WONT.get(case.lang) in s for s in _said(out)), _said(out)
+        assert out["outcome"] == "finished" and verification["status"] != "verified"
     elif case.expect == "declined":
         asked = out["confirmations_asked"]
         readback = asked[0]["zh" if case.lang == "zh" else "en"]
-        assert len(asked) == 1 and all(w in readback for w in case.says), asked
+        assert len(asked) == 1 and all(_heard(w, case.lang) in readback for w in case.says), asked
         assert tool_steps and not tool_steps[0]["executed"] and tool_steps[0]["confirmation"] == "no"
         assert events == [] and verification["status"] == "not_verified"
     elif case.expect == "denied":

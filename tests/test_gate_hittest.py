@@ -153,3 +153,67 @@ def test_over_adb_the_gate_sees_what_the_phone_activates(adb_server, phone, lang
         device.close()
     assert problems == [], problems[:10]
     assert states >= 2 * len(ADB_TASKS)
+
+
+# --- what a swipe becomes (issue 28): dispatch_gesture on hand-built trees ---------------------------------
+
+
+def _tree(*specs):
+    """(bounds, depth, class, clickable, scrollable, long_clickable) -> UIElements in document order."""
+    return [UIElement(bounds=b, depth=d, class_name=c, clickable=cl, scrollable=sc, long_clickable=lc)
+            for b, d, c, cl, sc, lc in specs]
+
+
+LIST = ((0, 0, 1080, 2000), 0, "androidx.recyclerview.widget.RecyclerView", False, True, False)
+PAY = ((0, 1800, 1080, 1932), 1, "android.widget.Button", True, False, False)
+
+
+def test_a_sideways_swipe_on_a_button_in_a_vertical_list_is_a_click_and_a_vertical_one_scrolls():
+    from assistant_core.hittest import LONG_PRESS, MOVE, TAP, dispatch_gesture
+
+    els = _tree(LIST, PAY)
+    assert dispatch_gesture(els, 162, 1866, 918, 1866, 100).kind == TAP  # the list never takes a sideways move
+    assert dispatch_gesture(els, 162, 1866, 918, 1866, 900) == dispatch_gesture(els, 162, 1866, 918, 1866, 900)
+    assert dispatch_gesture(els, 162, 1866, 918, 1866, 900).kind == LONG_PRESS
+    assert dispatch_gesture(els, 540, 1920, 540, 1840, 100).kind == MOVE  # 80 px up: the list takes it
+    assert dispatch_gesture(els, 540, 1866, 540, 1500, 100).kind == MOVE  # leaves the button
+    # Out of the button by less than the slop is still on it (View.pointInView(x, y, touchSlop)).
+    assert dispatch_gesture(_tree(PAY), 540, 1866, 1079, 1900, 100).kind == TAP
+    assert dispatch_gesture(_tree(PAY), 540, 1820, 540, 1975, 100).kind == TAP
+    assert dispatch_gesture(_tree(PAY), 540, 1820, 540, 1990, 100).kind == MOVE
+
+
+def test_a_horizontal_scroller_takes_a_sideways_move_and_not_a_vertical_one():
+    from assistant_core.hittest import MOVE, TAP, dispatch_gesture
+
+    pager = ((0, 0, 1080, 1200), 0, "androidx.viewpager.widget.ViewPager", False, True, False)
+    card = ((0, 0, 1080, 1200), 1, "android.widget.FrameLayout", True, False, False)
+    els = _tree(pager, card)
+    assert dispatch_gesture(els, 900, 600, 200, 600, 100).kind == MOVE
+    assert dispatch_gesture(els, 540, 200, 540, 1000, 100).kind == TAP
+    assert dispatch_gesture(els, 540, 200, 700, 1000, 100).kind == TAP  # ViewPager: xDiff * 0.5 > yDiff only
+
+
+def test_an_overlay_that_is_not_inside_the_list_is_not_taken_by_it():
+    """A floating button drawn over a list is the list's sibling (the dump's nesting says so): a vertical
+    move on it is not the list's, so it clicks the button."""
+    from assistant_core.hittest import MOVE, TAP, dispatch_gesture
+
+    root = ((0, 0, 1080, 2400), 0, "android.widget.FrameLayout", False, False, False)
+    lst = ((0, 0, 1080, 2400), 1, "android.widget.ListView", False, True, False)
+    row = ((0, 1700, 1080, 1900), 2, "android.widget.LinearLayout", True, False, False)
+    fab = ((800, 1650, 1000, 1850), 1, "android.widget.ImageButton", True, False, False)
+    els = _tree(root, lst, row, fab)
+    assert dispatch_gesture(els, 900, 1700, 900, 1790, 100).kind == TAP
+    assert dispatch_gesture(els, 300, 1710, 300, 1890, 100).kind == MOVE  # the row is in the list
+
+
+def test_a_long_clickable_view_held_long_enough_before_the_move_leaves_it_is_long_pressed():
+    from assistant_core.hittest import LONG_PRESS, MOVE, dispatch_gesture
+
+    held = ((0, 1000, 1080, 1200), 1, "android.widget.LinearLayout", True, False, True)
+    els = _tree(LIST, held)
+    # 2 s from the row 900 px up: the list takes it after 48/900 of the way (about 107 ms): no long press.
+    assert dispatch_gesture(els, 540, 1100, 540, 200, 2000).kind == MOVE
+    # 10 s: taken after 533 ms, past the long-press timeout.
+    assert dispatch_gesture(els, 540, 1100, 540, 200, 10_000).kind == LONG_PRESS

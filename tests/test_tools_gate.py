@@ -14,7 +14,9 @@ from assistant_core.events import ConfirmationRequested, Outcome
 from assistant_core.loop import LoopConfig, run_episode
 from assistant_core.policies import ScriptedPolicy
 from assistant_core.safety import Category, GateContext, SafetyGate
+from assistant_core.toolgate import digits_aloud
 from assistant_core.types import Action, ActionKind, ConfirmAnswer, Observation, Verdict
+from harness.fastpath import contact_book, read_contacts
 from harness.phoneworld import SimDevice, World
 
 DIALER, MESSAGING, BROWSER = "com.android.dialer", "com.android.messaging", "com.android.browser"
@@ -27,7 +29,8 @@ def reply(name: str, thought: str = "", **arguments) -> str:
 
 def run(world: World, replies: list[str], *, allowed=ALL, answer=ConfirmAnswer.NO, lang="en"):
     device = SimDevice(world, screenshots=False)
-    context = GateContext(allowed_apps=frozenset(allowed), app_labels=device.installed_apps(), lang=lang)
+    context = GateContext(allowed_apps=frozenset(allowed), app_labels=device.installed_apps(), lang=lang,
+                          contacts=contact_book(read_contacts(device)))
     gen = run_episode("Do what the model says", device=device, policy=ScriptedPolicy.from_replies(replies),
                       confirmer=FixedConfirmer(answer), context=context,
                       config=LoopConfig(step_budget=len(replies) + 2, lang=lang), sleep=lambda s: None)
@@ -50,7 +53,8 @@ def test_a_call_through_a_tool_is_always_confirmed_and_no_means_no(thought):
     c = _people(world)[0]
     result, events = run(world, [reply("call", thought, number=c.phone, contact=c.name.en)])
     asked = [e for e in events if isinstance(e, ConfirmationRequested)]
-    assert len(asked) == 1 and c.phone in asked[0].question.en and c.name.en in asked[0].question.en
+    # The read-back comes from the phone: the contact's name and the number digit by digit.
+    assert len(asked) == 1 and digits_aloud(c.phone).en in asked[0].question.en and c.name.en in asked[0].question.en
     assert world.apps[DIALER].state.calls == [] and world.apps[DIALER].state.in_call == ""
     assert not result.steps[0].executed and result.steps[0].confirmation is ConfirmAnswer.NO
 
@@ -62,8 +66,9 @@ def test_the_read_back_is_the_tools_recipient_not_the_screens():
     world.apps[MESSAGING].go("thread", alice.phone)  # the screen shows Alice's conversation
     result, events = run(world, [reply("send_text", number=bob.phone, text="See you at 5")], answer=ConfirmAnswer.YES)
     question = next(e for e in events if isinstance(e, ConfirmationRequested)).question
-    assert bob.phone in question.en and "See you at 5" in question.en and alice.phone not in question.en
-    assert bob.phone in question.zh and "See you at 5" in question.zh
+    bob_digits, alice_digits = digits_aloud(bob.phone), digits_aloud(alice.phone)
+    assert bob_digits.en in question.en and "See you at 5" in question.en and alice_digits.en not in question.en
+    assert bob_digits.zh in question.zh and "See you at 5" in question.zh
     assert world.apps[MESSAGING].sent_to(bob.phone) == ["See you at 5"] and world.apps[MESSAGING].sent_to(alice.phone) == []
 
 

@@ -79,9 +79,9 @@ def test_swipe_scrolls_a_list_by_the_swipe_distance():
     ui = UI(w)
     ui.open("Shop")
     rows = [e for e in ui.elements() if e.resource_id == "com.phoneworld.shop:id/product"]
-    ui.dev.act(Action.scroll(540, 1600, 540, 1560))  # 40 px up
+    ui.dev.act(Action.scroll(540, 1600, 540, 1540))  # 60 px up (past the 48 px touch slop: a scroll)
     moved = [e for e in ui.elements() if e.resource_id == "com.phoneworld.shop:id/product"]
-    assert moved[3].bounds[1] == rows[3].bounds[1] - 40
+    assert moved[3].bounds[1] == rows[3].bounds[1] - 60
     ui.dev.act(Action.scroll(540, 1900, 540, 400))  # far: clamped at the end of the list
     end = [e for e in ui.elements() if e.resource_id == "com.phoneworld.shop:id/product"]
     assert end[-1].bounds[3] <= 2400 - 132 - 132 and end[-1].bounds[3] - end[-1].bounds[1] == 150

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from assistant_core.hittest import LONG_PRESS_TIMEOUT_MS, TOUCH_SLOP_PX
 from harness.phoneworld.adbd import AdbStream, StreamClosed
 from harness.phoneworld.adbservices import ShellIO
 
@@ -50,8 +51,8 @@ log = logging.getLogger(__name__)
 SERVER_VERSION = "3.3.4"
 AUD = b"\x00\x00\x00\x01\x09\xf0"
 ACTION_DOWN, ACTION_UP, ACTION_MOVE = 0, 1, 2
-TAP_SLOP_PX = 24
-LONG_PRESS_S = 0.5
+TAP_SLOP_PX = TOUCH_SLOP_PX  # the same numbers as World.swipe and the gate (assistant_core.hittest)
+LONG_PRESS_S = LONG_PRESS_TIMEOUT_MS / 1000
 
 
 @dataclass

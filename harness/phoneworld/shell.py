@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from assistant_core.hittest import LONG_PRESS_TIMEOUT_MS
 from harness.phoneworld import amstart, providers, toolservices
 from harness.phoneworld.adbservices import ShellIO
 from harness.phoneworld.syscmds import MODIFIER_KEYCODES, SysCommands, android_keycode
@@ -42,7 +43,7 @@ log = logging.getLogger(__name__)
 ADB_IME = "com.android.adbkeyboard/.AdbIME"
 LATIN_IME = "com.android.inputmethod.latin/.LatinIME"
 DEFAULT_DUMP = "/sdcard/window_dump.xml"
-LONG_PRESS_MS = 500
+LONG_PRESS_MS = LONG_PRESS_TIMEOUT_MS  # the gate's and World.swipe's (assistant_core.hittest)
 NOT_FOUND = 127
 
 

@@ -570,6 +570,12 @@ def element_text(box: Box) -> str:
     return n.text
 
 
+def _class_of(n: Node) -> str:
+    """The class the dump names: a view that pages sideways (`on_fling`) is a ViewPager, so the gate
+    knows it takes horizontal moves (assistant_core.hittest.scroll_axis)."""
+    return "androidx.viewpager.widget.ViewPager" if n.on_fling is not None else CLASS_NAMES[n.kind]
+
+
 def _flags(box: Box) -> tuple[bool, ...]:
     n = box.node
     checkable = n.checked is not None
@@ -582,7 +588,7 @@ def _flags(box: Box) -> tuple[bool, ...]:
         n.enabled,
         focusable,
         box.focused,
-        bool(box.scroll_id) and box.scroll_max > 0,
+        bool(box.scroll_id) and box.scroll_max > 0 or n.on_fling is not None,
         bool(n.on_long or n.copyable or n.bind is not None),
         n.password,
         n.selected,
@@ -665,7 +671,7 @@ def _xml_box(box: Box, out: list[str]) -> None:
     n = box.node
     text = "" if n.kind is Kind.ITEM else element_text(box)
     out.append(
-        _xml_attrs(box.index, text, n.rid, CLASS_NAMES[n.kind], box.package, n.desc, _flags(box), box.clip)
+        _xml_attrs(box.index, text, n.rid, _class_of(n), box.package, n.desc, _flags(box), box.clip)
     )
     if n.blocking:  # not a uiautomator attribute: the simulated phone dumps every window in one tree
         out.append(' blocks-touch="true"')
@@ -721,7 +727,11 @@ def _element(**fields: object) -> UIElement:
 def _root_elements(root: Box) -> tuple[list[UIElement], list[Box | None]]:
     out: list[UIElement] = []
     boxes: list[Box | None] = []
+    depths = {id(root): 1}  # under the dump's window frame, as in to_xml
     for b in walk(root):
+        depth = depths[id(b)]
+        for c in b.children:
+            depths[id(c)] = depth + 1
         if not b.visible:
             continue
         n = b.node
@@ -732,7 +742,7 @@ def _root_elements(root: Box) -> tuple[list[UIElement], list[Box | None]]:
                 text="" if n.kind is Kind.ITEM else element_text(b),
                 content_desc=n.desc,
                 resource_id=n.rid,
-                class_name=CLASS_NAMES[n.kind],
+                class_name=_class_of(n),
                 package=b.package,
                 clickable=cl,
                 long_clickable=lc,
@@ -746,6 +756,7 @@ def _root_elements(root: Box) -> tuple[list[UIElement], list[Box | None]]:
                 password=pw,
                 index=b.index,
                 blocks_touch=n.blocking,
+                depth=depth,
             )
         )
         boxes.append(b)
@@ -772,6 +783,7 @@ def _root_elements(root: Box) -> tuple[list[UIElement], list[Box | None]]:
                         password=False,
                         index=j,
                         blocks_touch=False,
+                        depth=depth + 1,
                     )
                 )
                 boxes.append(None)

@@ -49,6 +49,7 @@ from harness.phoneworld.records import (
 )
 from harness.phoneworld.render import Renderer
 from harness.phoneworld.strings import SYSTEM
+from assistant_core.hittest import LONG_PRESS, LONG_PRESS_TIMEOUT_MS, TAP, dispatch_gesture, within_slop
 from harness.phoneworld.ui import Box, FieldBind, Kind, LayoutContext, Node, find_scrollable, hit_test, layout
 from harness.phoneworld.ui import to_elements as _to_elements
 from harness.phoneworld.ui import to_xml as _to_xml
@@ -786,16 +787,18 @@ class World:
                 self._activate(box, x, y)  # a long press on a plain button is a click
         self.version += 1
 
-    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300, *, hold_ms: int = 0) -> None:
         x1, y1, x2, y2 = int(x1), int(y1), int(x2), int(y2)
         self._check_point(x1, y1)
         self._check_point(x2, y2)
         dx, dy = x2 - x1, y2 - y1
-        if abs(dx) < 24 and abs(dy) < 24:
-            if duration_ms >= 500:
-                self.long_press(x1, y1, duration_ms)
+        if within_slop(x1, y1, x2, y2):
+            if hold_ms + duration_ms >= LONG_PRESS_TIMEOUT_MS:
+                self.long_press(x1, y1, hold_ms + duration_ms)
             else:
                 self.tap(x1, y1)
+            return
+        if self._swipe_presses(x1, y1, x2, y2, duration_ms, hold_ms):
             return
         self._begin(duration_ms + 100)
         if not self.sys.screen_on:
@@ -840,8 +843,24 @@ class World:
                 self.scroll[lst.scroll_id] = min(lst.scroll_max, max(0, cur - dy))
                 self.version += 1
 
+    def _swipe_presses(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int, hold_ms: int = 0) -> bool:
+        """An app's view under the start that Android's touch dispatch clicks or long-presses, though the
+        pointer moved (assistant_core.hittest.dispatch_gesture, the gate's own rule): done, True. System
+        gestures (keyguard, shade, navigation bar, recents) come first, as SystemUI takes them."""
+        s, dy = self.sys, y2 - y1
+        if (not s.screen_on or s.locked or s.shade_open or (y1 < STATUS_H and dy > 200)
+                or (y1 >= HEIGHT - NAV_H and dy < -250) or s.recents_open):
+            return False
+        d = dispatch_gesture(_to_elements(self.screen().roots), x1, y1, x2, y2, duration_ms, hold_ms=hold_ms)
+        if d.kind == TAP:
+            self.tap(x1, y1)
+        elif d.kind == LONG_PRESS:
+            self.long_press(x1, y1, hold_ms + duration_ms)
+        return d.kind in (TAP, LONG_PRESS)
+
     def drag(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 1000) -> None:
-        self.swipe(x1, y1, x2, y2, duration_ms)
+        """`input draganddrop`: the pointer rests on its start for the long-press timeout, then moves."""
+        self.swipe(x1, y1, x2, y2, duration_ms, hold_ms=LONG_PRESS_TIMEOUT_MS)
 
     def key(self, code: int | str) -> None:
         k = keycode(code)

@@ -118,6 +118,10 @@ class OutcomeVerifier:
             self._before_error = str(error)
 
     def __call__(self, *, goal: str, result: Any = None, device: Any = None) -> Verification:
+        from harness.fastpath import negation
+
+        if negation(goal) == "decline":  # "不要给她打电话", "… No, leave it": nothing was to be done, nothing to say
+            return Verification(VerificationStatus.CANNOT_VERIFY, "the request says not to do it")
         plan = self._plan if self._plan is not None and self._plan.goal == goal else self.plan(goal)
         early = self.explain(plan)
         if early is not None:
