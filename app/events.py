@@ -77,6 +77,10 @@ def present(event: Any, lang: str) -> Presented | None:
     if isinstance(event, ev.Said):
         if event.purpose is ev.SayPurpose.SUMMARY:
             return None  # the Finished event says it
+        if event.answer:
+            # A question's answer is shown and spoken once, as the ending (assistant_core.endings: ANSWERED),
+            # so it is neither cut off by the ending nor said twice, and F3 repeats it.
+            return None
         cue = Cue.CONFIRM if event.purpose is ev.SayPurpose.REMINDER else Cue.INFO
         return Presented(EntryKind.ASSISTANT, tr("assistant", lang, text=_t(event.text, lang)), cue)
     if isinstance(event, ev.Paused):

@@ -900,8 +900,8 @@ class MainWindow(QMainWindow):
         if p is None:
             return
         if p.kind is not None and p.text:
-            # The loop records its own events; the window records only the ending (its own words).
-            self._entry(p.kind, p.text, record=not from_loop or p.kind is EntryKind.RESULT)
+            # The loop records its own events and its ending (assistant_core.loop: the one writer).
+            self._entry(p.kind, p.text, record=not from_loop)
             if p.speak:
                 self.announcer.announce(p.text, p.cue)
         if p.closes_question and self._dialog is not None:

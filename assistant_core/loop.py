@@ -332,6 +332,7 @@ class _Episode:
     prior_consent: _Consent | None = None  # the previous step's, the only one that may carry over
     last_readable: Observation | None = None  # the last screen handed to the policy (what a hand-over continues)
     offered_consent: _Consent | None = None  # this step's yes, kept only if its action really ran
+    answers: list[Text] = field(default_factory=list)  # what read-only questions found, said to the user
     pending_events: list[EventRow] = field(default_factory=list)
     pending_messages: list[MessageRow] = field(default_factory=list)
 
@@ -350,7 +351,8 @@ class _Episode:
             now = self.history.clock()
             self.pending_events.append(EventRow(self.run_id, self.seq, event.step, str(event.kind), event.payload(), now))
             line: tuple[str, str] | None = None
-            if isinstance(event, Said):
+            if isinstance(event, Said) and event.purpose is not SayPurpose.SUMMARY and not event.answer:
+                # The closing lines and a question's answer are recorded once, as the ending (see run())
                 line = ("assistant", event.text.get(self.config.lang))
             elif isinstance(event, Paused) and event.reason is not PauseReason.DEVICE_LOST:
                 line = ("assistant", event.message.get(self.config.lang))
@@ -398,7 +400,7 @@ class _Episode:
             result = EpisodeResult(goal=self.goal, outcome=outcome, summary=summary, steps=tuple(self.steps),
                                    run_id=self.run_id, elapsed_s=self.clock() - started,
                                    confirmations=self.confirmations, refusals=self.refusals,
-                                   handovers=self.handovers)
+                                   handovers=self.handovers, answers=tuple(self.answers))
             if self.outcome_check is not None:
                 result = replace(result, verification=self.verify(result))
                 said = result.verification.summary if result.verification else None
@@ -411,11 +413,15 @@ class _Episode:
             finished = self.emit(Finished(self.index, outcome, summary, result))
             if self.history is not None and self.run_id is not None:
                 v = result.verification
+                ending = ending_text(result).get(self.config.lang)
+                # The one writer of the ending: the conversation and the run record say how the run ended as
+                # the user is told (endings.py), in the run's language, with the run id; a finish after the
+                # user said no is "Not done, because you said no" in both, never "Done" in one of them.
+                self.pending_messages.append(MessageRow(self.run_id, "assistant", ending, self.config.lang,
+                                                        self.history.clock()))
                 self.flush()
-                # The record says how the run ended as the user was told (endings.py), in the run's language:
-                # a finish after the user said no is "Not done, because you said no", never "Done".
                 self.history.finish_run(self.run_id, outcome=str(outcome), steps=len(self.steps),
-                                        summary=ending_text(result).get(self.config.lang),
+                                        summary=ending,
                                         verification=str(v.status) if v else None,
                                         evidence=v.evidence if v else None)
             yield finished
@@ -636,8 +642,11 @@ class _Episode:
         executed = replace(base, executed=True)
         said = getattr(outcome, "said", None)  # a tool action's report (harness.tools.ToolResult)
         if isinstance(said, Text):
-            yield self.emit(Said(step, said, SayPurpose.OUTPUT))
+            is_answer = action.kind is ActionKind.QUERY
+            yield self.emit(Said(step, said, SayPurpose.OUTPUT, answer=is_answer))
             executed = replace(executed, result=str(getattr(outcome, "result", "") or said.en))
+            if is_answer:
+                self.answers.append(said)  # the answer to a question: the ending says it again (endings.py)
         try:
             left = yield from self.check_foreground(step)
         except _Ended:  # the phone failed right after the action: the step was still done (and recorded)

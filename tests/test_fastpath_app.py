@@ -13,9 +13,8 @@ from tests.app_fixtures import make_window
 
 def _run(qtbot, window, text: str) -> None:
     window.request_box.setText(text)
-    qtbot.keyClick(window.request_box, Qt.Key.Key_Return)
-    with qtbot.waitSignal(window.run_finished, timeout=30_000):
-        pass
+    with qtbot.waitSignal(window.run_finished, timeout=30_000):  # armed first: a fast run may end at once
+        qtbot.keyClick(window.request_box, Qt.Key.Key_Return)
 
 
 def _texts(window) -> str:
