@@ -2,7 +2,8 @@
 `ending_text(result)` says it in English and Chinese.
 
 Each kind has its own sentence and none of them starts like another:
-- DONE_CHECKED: the model finished and the phone's own state shows it (harness.verify said VERIFIED);
+- DONE_CHECKED: the model finished and the phone's own state shows it (harness.verify said VERIFIED, or
+  ALREADY: it was already as asked before the run and still is, "Wi-Fi was already on; I left it on");
 - DONE_UNCHECKED: the model finished but nothing on the phone can confirm it;
 - ANSWERED: the request was a question and it was answered: the ending is the answer itself ("The battery
   is at 88%, charging."), so the last thing said (and what F3 repeats) is the answer, not "Done";
@@ -88,7 +89,7 @@ def ending_of(result: EpisodeResult) -> Ending:
     if result.outcome is Outcome.STOPPED:
         return Ending.STOPPED
     status = result.verification.status if result.verification is not None else None
-    if result.outcome is Outcome.FINISHED and status is VerificationStatus.VERIFIED:
+    if result.outcome is Outcome.FINISHED and status in (VerificationStatus.VERIFIED, VerificationStatus.ALREADY):
         return Ending.DONE_CHECKED
     declined = _declined(result)
     if (result.outcome is Outcome.FINISHED and result.answers and declined is None

@@ -73,6 +73,7 @@ class VerificationStatus(StrEnum):
     VERIFIED = "verified"
     NOT_VERIFIED = "not_verified"
     CANNOT_VERIFY = "cannot_verify"
+    ALREADY = "already"  # the phone was already as asked before the run, and still is: a checked success
 
 
 @dataclass(frozen=True)

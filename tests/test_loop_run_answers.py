@@ -111,3 +111,17 @@ def test_help_and_readme_document_the_exit_codes():
     for code, words in cli.EXIT_CODES.items():
         assert f"{code} {words}" in " ".join(proc.stdout.split()), (code, proc.stdout)
         assert f"`{code}` {words}" in readme, (code, words)
+
+
+@pytest.mark.parametrize(("goal", "lang", "words"), [
+    ("Switch on the Wi-Fi", "en", "Wi-Fi was already on; I left it on"),
+    ("打开无线网络", "zh", "我让它保持开启"),
+])
+def test_a_request_already_so_ends_as_a_checked_success(goal, lang, words, capsys):
+    from harness.phoneworld import World
+
+    assert World(seed=0, language=lang).apps["com.android.settings"].state.wifi  # the phone starts with Wi-Fi on
+    code, out = run_json([goal, "--device", "sim", "--policy", "noop", "--lang", lang, "--no-history"], capsys)
+    assert out["verification"]["status"] == "already", out["verification"]
+    assert code == cli.EXIT_DONE and out["ending"] == "done_checked"
+    assert words in out["summary"] and "could not" not in out["summary"] and "没能" not in out["summary"]
