@@ -111,7 +111,8 @@ class State:
 
 
 class _KeyFilter(QObject):
-    """Application-wide: any key stops speech; with 'send keys' on, keys go to the phone (F9 excepted)."""
+    """Application-wide: any key stops speech (during a question, only the dialog's stop, repeat and answers
+    do); with 'send keys' on, keys go to the phone (F9 excepted)."""
 
     def __init__(self, window: MainWindow):
         super().__init__(window)
@@ -130,17 +131,19 @@ class _KeyFilter(QObject):
                 event.accept()  # the phone gets the key: none of our shortcuts may fire
                 return True
             return False
-        dialog = w._dialog
-        if (dialog is not None and isinstance(obj, QWidget) and obj.window() is dialog
-                and event.key() not in STOP_KEYS and dialog.in_grace()):
-            return False  # too early for the dialog: it drops the key, and the question keeps being read
+        # A question is open: only stop, repeat or a counted answer silence it, and the dialog says each
+        # itself. A key it ignores (too early, held, not its own), or one that reached this window while
+        # the dialog took the focus, leaves the question being read.
+        question_open = w._dialog is not None and event.key() not in STOP_KEYS
+        if question_open and isinstance(obj, QWidget) and obj.window() is w._dialog:
+            return False
         # Only where the key first arrives (the window, then the focused widget): a key the focused widget
         # used and let go on to its parents (Enter in the request box) must not silence what it just
         # started saying ("Working on ...").
         focused = QApplication.focusWidget()
         first_arrival = not (isinstance(obj, QWidget) and focused is not None and obj is not focused
                              and obj.isAncestorOf(focused))
-        if first_arrival and event.key() != Qt.Key.Key_F3 and not event.isAutoRepeat():
+        if first_arrival and event.key() != Qt.Key.Key_F3 and not event.isAutoRepeat() and not question_open:
             w.announcer.stop()
         if forwarding:
             w.forward_key(event)
