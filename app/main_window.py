@@ -379,7 +379,7 @@ class MainWindow(QMainWindow):
         ):
             button.setText(tr(key, L))
         self.send_keys_box.setText(tr("send_keys", L))
-        self.talk_button.setText(tr("talk_listening" if self.state == State.LISTENING else "talk", L))
+        self._name_talk_button()
         self.conversation_label.setText(tr("conversation", L))
         self.request_label.setText(tr("request", L))
         self.request_box.setPlaceholderText(tr("request_placeholder", L))
@@ -435,9 +435,15 @@ class MainWindow(QMainWindow):
 
     def _set_state(self, state: str) -> None:
         self.state = state
-        self.talk_button.setText(tr("talk_listening" if state == State.LISTENING else "talk", self.lang))
+        self._name_talk_button()
         self._update_status()
         self.state_changed.emit(state)
+
+    def _name_talk_button(self) -> None:
+        """The talk button's text and accessible name say "Listening" while it listens (en+zh)."""
+        key = "talk_listening" if self.state == State.LISTENING else "talk"
+        self.talk_button.setText(tr(key, self.lang))
+        self.talk_button.setAccessibleName(tr(key, self.lang))
 
     def _update_status(self) -> None:
         phone = self.phone.label.get(self.lang) if self.phone else tr("no_phone", self.lang)
@@ -1043,7 +1049,9 @@ class MainWindow(QMainWindow):
         dialog = ShortcutsDialog(lines, lang=self.lang, parent=self)
         self._help_shown = dialog
         dialog.open()
-        self.announcer.announce(" ".join(lines))
+        stop = "。" if self.lang == "zh" else "."
+        # One shortcut per line, each its own sentence: the voice pauses after each.
+        self.announcer.announce_lines([ln if ln.endswith((".", "。")) else ln + stop for ln in lines])
 
     def open_settings(self) -> None:
         opener = self.services.open_settings
@@ -1061,7 +1069,10 @@ class MainWindow(QMainWindow):
         current = self.focusWidget()
         areas = [a for a in self.areas if a.isVisible()]
         idx = areas.index(current) if current in areas else -1
-        areas[(idx + 1) % len(areas)].setFocus(Qt.FocusReason.TabFocusReason)
+        target = areas[(idx + 1) % len(areas)]
+        if target is self.conversation and self.conversation.count():
+            self.conversation.setCurrentRow(self.conversation.count() - 1)  # F6 lands on the newest entry
+        target.setFocus(Qt.FocusReason.TabFocusReason)
 
     # -- closing -----------------------------------------------------------------------------------
 

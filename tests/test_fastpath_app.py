@@ -53,4 +53,4 @@ def test_what_needs_the_model_is_said_plainly(qtbot):
     window = make_window(qtbot)
     _run(qtbot, window, "Order me a pizza with extra cheese")
     last = window.conversation.entries[-1]
-    assert last.kind is EntryKind.ERROR and "Without the model I can call, text" in last.text
+    assert last.kind is EntryKind.ERROR and "Without the model I can do everyday things" in last.text
