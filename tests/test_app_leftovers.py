@@ -25,9 +25,9 @@ def _active(qtbot, window) -> None:
 
 
 def _submit(qtbot, window, text: str) -> None:
-    window.request_box.setText(text)
+    qtbot.waitUntil(lambda: not window.is_running(), timeout=10_000)
     with qtbot.waitSignal(window.run_finished, timeout=60_000):
-        qtbot.keyClick(window.request_box, Qt.Key.Key_Return)
+        assert window.submit_request(text)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
