@@ -84,8 +84,10 @@ def present(event: Any, lang: str) -> Presented | None:
         cue = Cue.CONFIRM if event.purpose is ev.SayPurpose.REMINDER else Cue.INFO
         return Presented(EntryKind.ASSISTANT, tr("assistant", lang, text=_t(event.text, lang)), cue)
     if isinstance(event, ev.Paused):
-        return Presented(EntryKind.QUESTION, tr("question", lang, text=_t(event.message, lang)), Cue.CONFIRM,
-                         refresh_mirror=True)
+        text = _t(event.message, lang)
+        if event.reason is ev.PauseReason.HANDOVER:  # the window's own way to say "done": F10 (app.pin_pad)
+            text = f"{text} {tr('handover_key', lang)}" if lang != "zh" else f"{text}{tr('handover_key', lang)}"
+        return Presented(EntryKind.QUESTION, tr("question", lang, text=text), Cue.CONFIRM, refresh_mirror=True)
     if isinstance(event, ev.Resumed):
         return None
     if isinstance(event, ev.ErrorEvent):

@@ -43,6 +43,7 @@ from app.events import Presented, present, present_result
 from app.keys import KeyForwarder
 from app.mirror_view import MirrorView, pil_to_qimage, scaled_frame
 from app.phone import PhoneConnection
+from app.pin_pad import PinPad, handover_done
 from app.runner import describe_failure
 from app.shortcuts import SHORTCUTS, Command, help_lines
 from app.strings import tr
@@ -261,6 +262,8 @@ class MainWindow(QMainWindow):
         self.send_keys_box.toggled.connect(self._on_send_keys_toggled)
         lv.addWidget(self.phone_label)
         lv.addWidget(self.mirror, 1)
+        self.pin_pad = PinPad(self)  # the simulated phone's protected PIN, typed by the user (app.pin_pad)
+        lv.addWidget(self.pin_pad)
         lv.addWidget(self.send_keys_box)
         split.addWidget(left)
 
@@ -340,6 +343,7 @@ class MainWindow(QMainWindow):
             Command.SEND_KEYS: self.send_keys_box.toggle,
             Command.RATE_UP: lambda: self.change_rate(+10),
             Command.RATE_DOWN: lambda: self.change_rate(-10),
+            Command.HANDOVER_DONE: lambda: handover_done(self),
             Command.SETTINGS: self.open_settings,
             Command.QUIT: self.close,
         }
@@ -380,6 +384,7 @@ class MainWindow(QMainWindow):
             button.setText(tr(key, L))
         self.send_keys_box.setText(tr("send_keys", L))
         self._name_talk_button()
+        self.pin_pad.retranslate(L)
         self.conversation_label.setText(tr("conversation", L))
         self.request_label.setText(tr("request", L))
         self.request_box.setPlaceholderText(tr("request_placeholder", L))
@@ -931,6 +936,7 @@ class MainWindow(QMainWindow):
         if not isinstance(event, Observed):
             self.events_seen.append(event)
         self._show(present(event, self.lang), from_loop=True)
+        self.pin_pad.on_event(event)
 
     def _on_agent_finished(self, result: object) -> None:
         if not self._saw_finished:
@@ -993,7 +999,7 @@ class MainWindow(QMainWindow):
     def _on_user_asked(self, question: object) -> None:
         """The loop asked a free question (its Paused event already announced it): focus the box."""
         self._set_state(State.WAITING)
-        self.request_box.setFocus()
+        (self.pin_pad if self.pin_pad.isVisible() else self.request_box).setFocus()
 
     def _listen_for_answer(self) -> None:
         if self.state == State.LISTENING:
