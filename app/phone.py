@@ -123,38 +123,18 @@ class PhoneConnection:
 
 def open_simulated(lang: str = "en", *, seed: int = 0, task_id: str = "") -> PhoneConnection:
     """PhoneWorld-lite in-process. With `task_id`, the world starts in that task's start state."""
-    from harness.phoneworld import SimDevice, World
+    from harness.phoneworld import SimDevice
 
     if task_id:
         from harness.phoneworld.tasks import make_world
 
         world, _params = make_world(task_id, seed=seed, language=lang)
     else:
-        world = World(seed=seed, language=lang)
-        add_demo_people(world, seed)
+        from harness.phoneworld.demo import demo_world
+
+        world = demo_world(seed, lang)  # with the demonstration's people (harness.phoneworld.demo)
     device = LockedDevice(SimDevice(world))
     return PhoneConnection(device=device, label=SIM_LABEL, is_simulated=True, world=world, task_id=task_id, seed=seed)
-
-
-# The demonstration's call and text tasks: the people they name are in the simulated phone's contacts from
-# the start, with the same numbers, so "Call Sophie Tang" (a demonstration task) and "Text Sophie Tang that
-# I am late" (the fast path, on the phone as it is) find the same person the same way.
-DEMO_PEOPLE_TASKS = ("PhoneCallContact", "MessagesSendText")
-
-
-def add_demo_people(world: Any, seed: int) -> None:
-    """Put the demonstration tasks' people (DEMO_PEOPLE_TASKS, with `seed`'s parameters) in the contacts."""
-    from harness.phoneworld.tasks import registry
-    from harness.phoneworld.tasks.flows import put_contact
-
-    known = {c.name.en for c in world.phone.contacts}
-    for task_id in DEMO_PEOPLE_TASKS:
-        task = registry.get(task_id)
-        params = task.params(task.rng_for(seed))
-        for who in (getattr(params, "target", None), getattr(params, "decoy", None)):
-            if who is not None and who.name.en not in known:
-                put_contact(world, who)
-                known.add(who.name.en)
 
 
 @dataclass(frozen=True)

@@ -86,12 +86,12 @@ def test_every_exit_status_is_reached_by_a_real_run(tmp_path, capsys):
         reached[code] = out["ending"]
 
     run("What time is it?", "--device", "sim", "--policy", "noop")
-    run("", "--device", "sim:MessagesSendText:0", "--policy", "noop")  # the text was never sent
+    run("", "--device", "sim:MessagesSendText:0", "--policy", "noop", "--no-fast-path")  # never sent
     run("open the wallet", "--device", "sim", "--no-fast-path", "--allowed-apps", "com.android.settings",
         "--policy", _script(tmp_path, tool_call("open_app", package="com.phoneworld.wallet"), tool_call("finish")))
     run("read me the code", "--device", "sim", "--no-fast-path", "--policy",  # a code is never read aloud
         _script(tmp_path, tool_call("output", text="Your verification code is 552781"), tool_call("finish")))
-    run("Call Sophie Tang", "--device", "sim", "--policy", "noop", "--confirm", "no")
+    run("Call Alice Chen", "--device", "sim", "--policy", "noop", "--confirm", "no")
     run("check something", "--device", "sim", "--no-fast-path", "--answer", "stop", "--policy",
         _script(tmp_path, tool_call("call_user", text="Which one?"), tool_call("finish")))
     assert reached == {cli.EXIT_DONE: "answered", cli.EXIT_NOT_DONE: "not_finished",
@@ -125,3 +125,33 @@ def test_a_request_already_so_ends_as_a_checked_success(goal, lang, words, capsy
     assert out["verification"]["status"] == "already", out["verification"]
     assert code == cli.EXIT_DONE and out["ending"] == "done_checked"
     assert words in out["summary"] and "could not" not in out["summary"] and "没能" not in out["summary"]
+
+
+@pytest.mark.parametrize(("goal", "lang"), [("Switch Bluetooth on please", "en"), ("电池还有多少电", "zh"),
+                                            ("Text Alice Chen that I am late", "en"), ("给陈爱丽发短信说我晚点到", "zh")])
+def test_the_window_and_phonebuddy_run_give_the_same_ending_and_history_rows(qtbot, tmp_path, goal, lang, capsys):
+    """The same request through the window (the demo, no model) and `phonebuddy run` (noop policy, its
+    defaults): the same steps, ending and history rows (run summary; the conversation's lines)."""
+    from app.confirm_dialog import GRACE_MS
+    from tests.app_fixtures import make_window
+
+    def rows(db, run_id):
+        store = HistoryStore(db)
+        run = store.get_run(run_id)
+        lines = [(r["role"], r["text"]) for r in store._open()["conversation"].rows_where("run_id = ?", [run_id])]
+        store.close()
+        return run.outcome, run.summary, lines
+
+    code, out = run_json([goal, "--device", "sim", "--policy", "noop", "--lang", lang, "--confirm", "no",
+                          "--db", str(tmp_path / "cli.db")], capsys)
+    window = make_window(qtbot, lang=lang, history=HistoryStore(tmp_path / "app.db"))
+    with qtbot.waitSignal(window.run_finished, timeout=60_000):
+        assert window.submit_request(goal)
+        if out["confirmations_asked"]:
+            qtbot.waitUntil(lambda: window._dialog is not None, timeout=60_000)
+            qtbot.wait(GRACE_MS + 100)
+            window._dialog.answer_with(__import__("assistant_core.types").types.ConfirmAnswer.NO)
+    result = window.last_result
+    assert [s.action.to_dict() for s in result.steps] == [s["action"] for s in out["steps"]]
+    assert window.conversation.entries[-1].text == out["summary"]
+    assert rows(tmp_path / "app.db", result.run_id) == rows(tmp_path / "cli.db", out["run_id"])
