@@ -107,7 +107,7 @@ def main() -> int:
                 ears.queue[:] = [question]
                 start, done = len(speaker.calls), len(finished)
                 kb.hold("space", 0.3)
-                if not wait(lambda: len(finished) > done, 60):
+                if not wait(lambda done=done: len(finished) > done, 60):
                     raise AssertionError(f"no ending for {question!r}")
                 time.sleep(0.5)
                 run = {"question": question, "said": speaker.calls[start:],
@@ -115,7 +115,7 @@ def main() -> int:
                 focus_talk()
                 before = len(speaker.calls)
                 kb.tap("F3")
-                wait(lambda: len(speaker.calls) > before, 5)
+                wait(lambda before=before: len(speaker.calls) > before, 5)
                 time.sleep(0.3)
                 run["f3"] = speaker.calls[before:]
                 report["runs"].append(run)
