@@ -145,6 +145,7 @@ MSG = Catalog(
         "user_ended": ("OK, I stopped here.", "好的，我停在这里。"),
         "carried": ("You already said yes, so I'm confirming it in {app}.", "你已经同意了，我在「{app}」里确认。"),
         "as_you_said": ("Paying {amount} to {payee}, as you said.", "按您说的，向「{payee}」支付 {amount}。"),
+        "delivered_to": ("It goes to {address}.", "送到{address}。"),
     },
 )
 
@@ -784,8 +785,11 @@ class _Episode:
                     question=f"covered by the yes at step {approval.step}: {approval.amount} to {approval.payee} "
                              f"({approval.app}, “{approval.screen}”)")
                 self.history.audit("purchase_approval_used", run_id=self.run_id, step=step, detail=binding)
-            yield self.emit(Said(step, MSG["as_you_said"].format(amount=request.how_much, payee=request.payee),
-                                 SayPurpose.NOTICE))
+            notice = MSG["as_you_said"].format(amount=request.how_much, payee=request.payee)
+            if request.address and request.address != approval.address:  # found since the question: said too
+                where = MSG["delivered_to"].format(address=request.address)
+                notice = Text(f"{notice.en} {where.en}", f"{notice.zh}{where.zh}")
+            yield self.emit(Said(step, notice, SayPurpose.NOTICE))
             yield self.emit(ConfirmationAnswered(step, ConfirmAnswer.YES, False, carried=True))
             self.offered_consent = consent
             return ConfirmAnswer.YES, request

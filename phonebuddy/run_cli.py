@@ -374,6 +374,7 @@ def _run(args: argparse.Namespace) -> int:
             "loop": {"step_budget": parts.config.step_budget, "loop_guard_repeats": parts.config.loop_guard_repeats,
                      "confirm_window_s": parts.config.patience.window_s},
             "confirmations_asked": questions,
+            "approvals": list(result.approvals),  # a purchase's yes and the later steps it covered
             "refusals": result.refusals,
             "steps": [_step_json(s) for s in result.steps],
             "verification": _verification_json(result.verification, args.lang),
