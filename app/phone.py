@@ -130,9 +130,9 @@ def open_simulated(lang: str = "en", *, seed: int = 0, task_id: str = "") -> Pho
 
         world, _params = make_world(task_id, seed=seed, language=lang)
     else:
-        from harness.phoneworld.demo import demo_world
+        from harness.phoneworld import World
 
-        world = demo_world(seed, lang)  # with the demonstration's people (harness.phoneworld.demo)
+        world = World(seed=seed, language=lang)
     device = LockedDevice(SimDevice(world))
     return PhoneConnection(device=device, label=SIM_LABEL, is_simulated=True, world=world, task_id=task_id, seed=seed)
 

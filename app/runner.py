@@ -74,6 +74,11 @@ def start_episode(request: EpisodeRequest, *, policy: Any = None) -> Generator[A
     fast = _fast_path(request) if policy is None else None  # harness.fastpath: before any model
     if policy is None and request.agent.kind is AgentKind.DEMO:
         match = match_demo_task(request.goal, seed=phone.seed)
+        if match is None and phone.is_simulated and phone.world is not None:
+            from harness.phoneworld.demo import add_named_people
+
+            # "Text Sophie Tang ..." finds the Sophie Tang "Call Sophie Tang" (a demonstration task) finds.
+            add_named_people(phone.world, phone.seed, request.goal)
         if match is None and fast is not None and fast.understands(request.goal):
             return _episode(request, fast, "fastpath")  # no model and no demo task: the tools do it
         if match is None:
