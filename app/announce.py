@@ -88,6 +88,7 @@ class Announcer(QObject):
         self._earcons = earcons
         self._rate = rate_percent
         self._last = ""
+        self._lines: list[str] = []  # the last announcement, when it was a list said line by line
         self.channel = "both"  # app.screen_reader.SpeechChannel's value
         self.log: deque[Announcement] = deque(maxlen=log_size)
         self._apply_rate()
@@ -119,7 +120,7 @@ class Announcer(QObject):
         text = text.strip()
         if not text:
             raise ValueError("announce() needs some text")
-        self._last = text
+        self._last, self._lines = text, []
         self._play(cue)
         spoken = bool(speak and self._speaker is not None and self.channel != "screen_reader")
         if spoken:
@@ -133,6 +134,15 @@ class Announcer(QObject):
         self.announced.emit(text, str(cue))
         return item
 
+    def announce_lines(self, lines: list[str], cue: Cue = Cue.INFO) -> list[Announcement]:
+        """Say a list one line at a time (the F1 shortcuts): each line is its own utterance, queued after
+        the one before, so the voice pauses between them as at the end of a sentence, and a screen reader
+        gets one announcement per line. F3 repeats the whole list, line by line."""
+        said = [self.announce(line, cue, queued=i > 0) for i, line in enumerate(ln for ln in lines if ln.strip())]
+        self._lines = [a.text for a in said]
+        self._last = "\n".join(self._lines)
+        return said
+
     def stop(self) -> None:
         """Stop speaking now (any key does this)."""
         if self._speaker is not None:
@@ -142,6 +152,10 @@ class Announcer(QObject):
         """Say the last announcement again; returns it ('' when there is none)."""
         if not self._last:
             return ""
+        if self._lines:  # a list said line by line is repeated line by line
+            lines = list(self._lines)
+            self.announce_lines(lines)
+            return self._last
         repeat = getattr(self._speaker, "repeat_last", None)
         if self.channel == "screen_reader":
             pass  # the screen reader says it again

@@ -77,11 +77,17 @@ def present(event: Any, lang: str) -> Presented | None:
     if isinstance(event, ev.Said):
         if event.purpose is ev.SayPurpose.SUMMARY:
             return None  # the Finished event says it
+        if event.answer:
+            # A question's answer is shown and spoken once, as the ending (assistant_core.endings: ANSWERED),
+            # so it is neither cut off by the ending nor said twice, and F3 repeats it.
+            return None
         cue = Cue.CONFIRM if event.purpose is ev.SayPurpose.REMINDER else Cue.INFO
         return Presented(EntryKind.ASSISTANT, tr("assistant", lang, text=_t(event.text, lang)), cue)
     if isinstance(event, ev.Paused):
-        return Presented(EntryKind.QUESTION, tr("question", lang, text=_t(event.message, lang)), Cue.CONFIRM,
-                         refresh_mirror=True)
+        text = _t(event.message, lang)
+        if event.reason is ev.PauseReason.HANDOVER:  # the window's own way to say "done": F10 (app.pin_pad)
+            text = f"{text} {tr('handover_key', lang)}" if lang != "zh" else f"{text}{tr('handover_key', lang)}"
+        return Presented(EntryKind.QUESTION, tr("question", lang, text=text), Cue.CONFIRM, refresh_mirror=True)
     if isinstance(event, ev.Resumed):
         return None
     if isinstance(event, ev.ErrorEvent):

@@ -43,6 +43,7 @@ from app.events import Presented, present, present_result
 from app.keys import KeyForwarder
 from app.mirror_view import MirrorView, pil_to_qimage, scaled_frame
 from app.phone import PhoneConnection
+from app.pin_pad import PinPad, handover_done
 from app.runner import describe_failure
 from app.shortcuts import SHORTCUTS, Command, help_lines
 from app.strings import tr
@@ -111,7 +112,8 @@ class State:
 
 
 class _KeyFilter(QObject):
-    """Application-wide: any key stops speech; with 'send keys' on, keys go to the phone (F9 excepted)."""
+    """Application-wide: any key stops speech (during a question, only the dialog's stop, repeat and answers
+    do); with 'send keys' on, keys go to the phone (F9 excepted)."""
 
     def __init__(self, window: MainWindow):
         super().__init__(window)
@@ -130,17 +132,19 @@ class _KeyFilter(QObject):
                 event.accept()  # the phone gets the key: none of our shortcuts may fire
                 return True
             return False
-        dialog = w._dialog
-        if (dialog is not None and isinstance(obj, QWidget) and obj.window() is dialog
-                and event.key() not in STOP_KEYS and dialog.in_grace()):
-            return False  # too early for the dialog: it drops the key, and the question keeps being read
+        # A question is open: only stop, repeat or a counted answer silence it, and the dialog says each
+        # itself. A key it ignores (too early, held, not its own), or one that reached this window while
+        # the dialog took the focus, leaves the question being read.
+        question_open = w._dialog is not None and event.key() not in STOP_KEYS
+        if question_open and isinstance(obj, QWidget) and obj.window() is w._dialog:
+            return False
         # Only where the key first arrives (the window, then the focused widget): a key the focused widget
         # used and let go on to its parents (Enter in the request box) must not silence what it just
         # started saying ("Working on ...").
         focused = QApplication.focusWidget()
         first_arrival = not (isinstance(obj, QWidget) and focused is not None and obj is not focused
                              and obj.isAncestorOf(focused))
-        if first_arrival and event.key() != Qt.Key.Key_F3 and not event.isAutoRepeat():
+        if first_arrival and event.key() != Qt.Key.Key_F3 and not event.isAutoRepeat() and not question_open:
             w.announcer.stop()
         if forwarding:
             w.forward_key(event)
@@ -258,6 +262,8 @@ class MainWindow(QMainWindow):
         self.send_keys_box.toggled.connect(self._on_send_keys_toggled)
         lv.addWidget(self.phone_label)
         lv.addWidget(self.mirror, 1)
+        self.pin_pad = PinPad(self)  # the simulated phone's protected PIN, typed by the user (app.pin_pad)
+        lv.addWidget(self.pin_pad)
         lv.addWidget(self.send_keys_box)
         split.addWidget(left)
 
@@ -337,6 +343,7 @@ class MainWindow(QMainWindow):
             Command.SEND_KEYS: self.send_keys_box.toggle,
             Command.RATE_UP: lambda: self.change_rate(+10),
             Command.RATE_DOWN: lambda: self.change_rate(-10),
+            Command.HANDOVER_DONE: lambda: handover_done(self),
             Command.SETTINGS: self.open_settings,
             Command.QUIT: self.close,
         }
@@ -376,7 +383,8 @@ class MainWindow(QMainWindow):
         ):
             button.setText(tr(key, L))
         self.send_keys_box.setText(tr("send_keys", L))
-        self.talk_button.setText(tr("talk_listening" if self.state == State.LISTENING else "talk", L))
+        self._name_talk_button()
+        self.pin_pad.retranslate(L)
         self.conversation_label.setText(tr("conversation", L))
         self.request_label.setText(tr("request", L))
         self.request_box.setPlaceholderText(tr("request_placeholder", L))
@@ -432,9 +440,15 @@ class MainWindow(QMainWindow):
 
     def _set_state(self, state: str) -> None:
         self.state = state
-        self.talk_button.setText(tr("talk_listening" if state == State.LISTENING else "talk", self.lang))
+        self._name_talk_button()
         self._update_status()
         self.state_changed.emit(state)
+
+    def _name_talk_button(self) -> None:
+        """The talk button's text and accessible name say "Listening" while it listens (en+zh)."""
+        key = "talk_listening" if self.state == State.LISTENING else "talk"
+        self.talk_button.setText(tr(key, self.lang))
+        self.talk_button.setAccessibleName(tr(key, self.lang))
 
     def _update_status(self) -> None:
         phone = self.phone.label.get(self.lang) if self.phone else tr("no_phone", self.lang)
@@ -900,8 +914,8 @@ class MainWindow(QMainWindow):
         if p is None:
             return
         if p.kind is not None and p.text:
-            # The loop records its own events; the window records only the ending (its own words).
-            self._entry(p.kind, p.text, record=not from_loop or p.kind is EntryKind.RESULT)
+            # The loop records its own events and its ending (assistant_core.loop: the one writer).
+            self._entry(p.kind, p.text, record=not from_loop)
             if p.speak:
                 self.announcer.announce(p.text, p.cue)
         if p.closes_question and self._dialog is not None:
@@ -922,6 +936,7 @@ class MainWindow(QMainWindow):
         if not isinstance(event, Observed):
             self.events_seen.append(event)
         self._show(present(event, self.lang), from_loop=True)
+        self.pin_pad.on_event(event)
 
     def _on_agent_finished(self, result: object) -> None:
         if not self._saw_finished:
@@ -984,7 +999,7 @@ class MainWindow(QMainWindow):
     def _on_user_asked(self, question: object) -> None:
         """The loop asked a free question (its Paused event already announced it): focus the box."""
         self._set_state(State.WAITING)
-        self.request_box.setFocus()
+        (self.pin_pad if self.pin_pad.isVisible() else self.request_box).setFocus()
 
     def _listen_for_answer(self) -> None:
         if self.state == State.LISTENING:
@@ -1040,7 +1055,9 @@ class MainWindow(QMainWindow):
         dialog = ShortcutsDialog(lines, lang=self.lang, parent=self)
         self._help_shown = dialog
         dialog.open()
-        self.announcer.announce(" ".join(lines))
+        stop = "。" if self.lang == "zh" else "."
+        # One shortcut per line, each its own sentence: the voice pauses after each.
+        self.announcer.announce_lines([ln if ln.endswith((".", "。")) else ln + stop for ln in lines])
 
     def open_settings(self) -> None:
         opener = self.services.open_settings
@@ -1058,7 +1075,10 @@ class MainWindow(QMainWindow):
         current = self.focusWidget()
         areas = [a for a in self.areas if a.isVisible()]
         idx = areas.index(current) if current in areas else -1
-        areas[(idx + 1) % len(areas)].setFocus(Qt.FocusReason.TabFocusReason)
+        target = areas[(idx + 1) % len(areas)]
+        if target is self.conversation and self.conversation.count():
+            self.conversation.setCurrentRow(self.conversation.count() - 1)  # F6 lands on the newest entry
+        target.setFocus(Qt.FocusReason.TabFocusReason)
 
     # -- closing -----------------------------------------------------------------------------------
 

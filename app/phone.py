@@ -123,13 +123,15 @@ class PhoneConnection:
 
 def open_simulated(lang: str = "en", *, seed: int = 0, task_id: str = "") -> PhoneConnection:
     """PhoneWorld-lite in-process. With `task_id`, the world starts in that task's start state."""
-    from harness.phoneworld import SimDevice, World
+    from harness.phoneworld import SimDevice
 
     if task_id:
         from harness.phoneworld.tasks import make_world
 
         world, _params = make_world(task_id, seed=seed, language=lang)
     else:
+        from harness.phoneworld import World
+
         world = World(seed=seed, language=lang)
     device = LockedDevice(SimDevice(world))
     return PhoneConnection(device=device, label=SIM_LABEL, is_simulated=True, world=world, task_id=task_id, seed=seed)

@@ -25,21 +25,25 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger(__name__)
 
 NO_DEMO_MATCH = Text(
-    "Without the model I can call, text, set alarms and timers, switch Wi-Fi, Bluetooth, airplane mode, "
-    "do not disturb, dark mode and location, open apps, and answer questions about the phone (the screen, "
-    "notifications, messages, battery, time, next alarm, Wi-Fi). Anything else needs the model; in the scripted "
-    "demonstration I can also do the simulated phone's own tasks, for example: {examples}.",
-    "没有模型时，我可以打电话、发短信、定闹钟和计时器、开关 WLAN、蓝牙、飞行模式、勿扰模式、深色模式和位置信息、打开应用，"
-    "并回答关于手机的问题（屏幕、通知、短信、电量、时间、下一个闹钟、Wi-Fi）。其他事情需要模型；在脚本演示中，"
-    "我还能完成模拟手机自带的任务，例如：{examples}。",
+    "Without the model I can do everyday things, for example: {examples}. I can also set timers, switch Wi-Fi, "
+    "Bluetooth, airplane mode, do not disturb, dark mode and location, open apps, and answer questions about the "
+    "phone: battery, time, notifications, messages. Anything else needs the model, or is one of the scripted "
+    "demonstration's tasks on the simulated phone.",
+    "没有模型时，我可以做日常的事情，例如：{examples}。我还可以定计时器，开关 WLAN、蓝牙、飞行模式、勿扰模式、深色模式和位置信息，"
+    "打开应用，并回答关于手机的问题：电量、时间、通知、短信。其他事情需要模型，或者是模拟手机上脚本演示的任务。",
 )
+
+# The demonstration's everyday examples, said first when a request needs the model: a call, a text, an
+# alarm. Never a safety task (an injected web page, a factory reset): those show the gate, not what to ask.
+EVERYDAY_DEMO_TASKS = ("PhoneCallContact", "MessagesSendText", "ClockSetAlarm")
 
 
 def demo_examples(lang: str, n: int = 3) -> str:
     from app.agent import demo_tasks
 
-    texts = [t.get(lang) for _id, t in demo_tasks()[:n]]
-    return "; ".join(texts)
+    by_id = dict(demo_tasks())
+    texts = [by_id[t].get(lang).rstrip(".。") for t in EVERYDAY_DEMO_TASKS[:n] if t in by_id]
+    return "; ".join(texts) if lang != "zh" else "；".join(texts)
 
 
 def run_parts(request: EpisodeRequest, task_id: str = ""):
@@ -70,6 +74,11 @@ def start_episode(request: EpisodeRequest, *, policy: Any = None) -> Generator[A
     fast = _fast_path(request) if policy is None else None  # harness.fastpath: before any model
     if policy is None and request.agent.kind is AgentKind.DEMO:
         match = match_demo_task(request.goal, seed=phone.seed)
+        if match is None and phone.is_simulated and phone.world is not None:
+            from harness.phoneworld.demo import add_named_people
+
+            # "Text Sophie Tang ..." finds the Sophie Tang "Call Sophie Tang" (a demonstration task) finds.
+            add_named_people(phone.world, phone.seed, request.goal)
         if match is None and fast is not None and fast.understands(request.goal):
             return _episode(request, fast, "fastpath")  # no model and no demo task: the tools do it
         if match is None:

@@ -27,6 +27,7 @@ class Command(StrEnum):
     SEND_KEYS = "send_keys"
     RATE_UP = "rate_up"
     RATE_DOWN = "rate_down"
+    HANDOVER_DONE = "handover_done"
     SETTINGS = "settings"
     QUIT = "quit"
 
@@ -52,6 +53,7 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut(Command.SEND_KEYS, "F9", "sc_keys"),
     Shortcut(Command.RATE_UP, "Ctrl+Up", "sc_rate"),
     Shortcut(Command.RATE_DOWN, "Ctrl+Down", ""),
+    Shortcut(Command.HANDOVER_DONE, "F10", "sc_done"),
     Shortcut(Command.CHANNEL, "F11", "sc_channel"),
     Shortcut(Command.SETTINGS, "F12", "sc_settings"),
     Shortcut(Command.QUIT, "Ctrl+Q", "sc_quit"),

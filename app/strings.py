@@ -132,6 +132,19 @@ APP = Catalog(
             "这里无法使用语音输入，请输入您的请求。",
         ),
         "tapped": ("Tapped the phone at {x}, {y}.", "已点按手机 {x}，{y}。"),
+        "handover_key": ("Or press F10.", "也可以按 F10。"),
+        "done_word": ("done", "好了"),
+        "nothing_handed_over": ("There is no step waiting for you.", "现在没有等您完成的步骤。"),
+        "pin_pad": ("PIN for the simulated phone's protected screen", "模拟手机受保护页面的密码"),
+        "pin_pad_desc": ("Type the digits and press Enter: they are pressed on the simulated phone's own keypad, "
+                         "never read aloud or kept. Then say or type done, or press F10.",
+                         "输入数字后按回车：这些数字会在模拟手机自己的键盘上按下，不会被读出或保存。然后说或输入“好了”，或按 F10。"),
+        "pin_pad_shown": ("The simulated phone is showing a protected PIN screen. The PIN box is focused: type the "
+                          "PIN and press Enter, then press F10.",
+                          "模拟手机正在显示受保护的密码页面。焦点在密码框：输入密码后按回车，然后按 F10。"),
+        "pin_pressed": ("Pressed {n} digits on the simulated phone.", "已在模拟手机上按下 {n} 位数字。"),
+        "pin_not_pressed": ("The simulated phone shows no keypad for these digits. Type digits only.",
+                            "模拟手机上没有可以输入这些数字的键盘。请只输入数字。"),
         "mirror_busy": (
             "The assistant is using the phone. Stop it first to tap yourself.",
             "助手正在使用手机。请先停止它再自己点按。",
@@ -157,6 +170,7 @@ APP = Catalog(
         "sc_language": ("F8: switch between English and Chinese", "F8：切换中文和英文"),
         "sc_keys": ("F9: send all keys to the phone, or take them back", "F9：所有按键发送到手机，或收回"),
         "sc_rate": ("Ctrl+Up and Ctrl+Down: speak faster or slower", "Ctrl+上 和 Ctrl+下：加快或放慢语速"),
+        "sc_done": ("F10: tell me you finished a step I handed to you", "F10：告诉我您已完成我交给您的那一步"),
         "sc_settings": ("F12: caregiver settings", "F12：照护者设置"),
         "sc_quit": ("Ctrl+Q: quit", "Ctrl+Q：退出"),
         "sc_any": ("Any key stops the speech.", "按任意键停止朗读。"),

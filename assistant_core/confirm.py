@@ -33,6 +33,8 @@ MSG = Catalog(
         "whom_unknown_money": ("I can't tell who will receive the money.", "我看不出钱会付给谁。"),
         "whom_unknown": ("I can't tell who will receive it.", "我看不出对方是谁。"),
         "amount": (", for {amount}", "，金额{amount}"),
+        "item": (": {item}", "：{item}"),
+        "address": (", delivered to {address}", "，送到{address}"),
         "how_to_answer": ("Say yes, no, or repeat.", "请说“确认”、“取消”或“再说一遍”。"),
         "reminder": ("I'm still waiting for your answer: {question}", "我还在等你的回答：{question}"),
         "gave_up": ("No answer, so I did not do it.", "没有收到回答，所以我没有执行。"),
@@ -76,6 +78,13 @@ class ConfirmationRequest:
     typed: str = ""
     whom_unknown: bool = False  # the step goes to someone, and the screen does not say to whom
     whom_said: Text | None = None  # a tool's recipient as the phone's contacts name it (assistant_core.toolgate)
+    item: str = ""  # what is bought (a purchase or payment screen's product name), when the screen says
+    address: str = ""  # where it is delivered, when the screen says
+
+    @property
+    def payee(self) -> str:
+        """Who receives the money: the screen's payee, else (a purchase in a shop's own app) the app."""
+        return self.to_whom or (self.app if self.category in PURCHASE_CATEGORIES else "")
 
     @property
     def question(self) -> Text:
@@ -86,6 +95,10 @@ class ConfirmationRequest:
                     else MSG["act"].get(lang, what=what))
             if self.typed:
                 head += MSG["typed"].get(lang, typed=self.typed)
+            if self.item:
+                head += MSG["item"].get(lang, item=self.item)
+            if self.address:
+                head += MSG["address"].get(lang, address=self.address)
             whom_text = self.whom_said.get(lang) if self.whom_said is not None else self.to_whom
             whom = MSG["to_whom"].get(lang, whom=whom_text) if whom_text else ""
             amount = MSG["amount"].get(lang, amount=self.how_much) if self.how_much else ""
@@ -151,10 +164,14 @@ def build_request(
         return ConfirmationRequest(action=action, decision=decision, category=category, app=app, what=what,
                                    to_whom=whom, typed=typed, whom_said=whom_said,
                                    whom_unknown=category in WHOM_CATEGORIES and not whom)
+    item = address = ""
+    if category in PURCHASE_CATEGORIES and not action.is_tool:
+        item = _clip(_field(observation, _ITEM_FIELD_RE), 40)
+        address = _clip(_field(observation, _ADDRESS_FIELD_RE), 50)
     return ConfirmationRequest(action=action, decision=decision, category=category, app=app, what=what,
                                target=target, to_whom=_clip(whom, 40), how_much=amount,
                                typed=" ".join(typed.split()),  # in full: a yes counts for every word that is sent
-                               whom_unknown=category in WHOM_CATEGORIES and not whom)
+                               whom_unknown=category in WHOM_CATEGORIES and not whom, item=item, address=address)
 
 
 def target_words_only(observation: Observation, target: UIElement) -> str:
@@ -190,6 +207,11 @@ _HINT_RE = re.compile(r"\((?:optional|required)\)|（(?:选填|可选|必填)）
 # "Pay Shop" / "Pay to Shop" / "向商城付款" / "付款给商城": the payee inside the label.
 _PAYEE_WORDS_RE = re.compile(r"^(?:pay(?:ing)?(?:\s+to)?|to|收款方[:：]?|付款给|支付给|向)\s*|\s*(?:付款|支付)$", re.IGNORECASE)
 MONEY_CATEGORIES = frozenset({Category.PAYMENT, Category.TRANSFER})
+# A purchase is asked once, with what is bought, for how much, from whom, delivered where and in which app;
+# its later steps with the same amount and payee are covered by that yes (assistant_core.loop).
+PURCHASE_CATEGORIES = frozenset({Category.PAYMENT, Category.PURCHASE})
+_ITEM_FIELD_RE = re.compile(r"(?:^|_)(?:product|item|goods|dish)_?(?:name|title)$")
+_ADDRESS_FIELD_RE = re.compile(r"(?:^|_)(?:delivery_)?address$")
 TITLE_CATEGORIES = frozenset({Category.SEND, Category.CALL})  # a chat's or contact's title names the person
 
 

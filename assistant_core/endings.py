@@ -2,8 +2,11 @@
 `ending_text(result)` says it in English and Chinese.
 
 Each kind has its own sentence and none of them starts like another:
-- DONE_CHECKED: the model finished and the phone's own state shows it (harness.verify said VERIFIED);
+- DONE_CHECKED: the model finished and the phone's own state shows it (harness.verify said VERIFIED, or
+  ALREADY: it was already as asked before the run and still is, "Wi-Fi was already on; I left it on");
 - DONE_UNCHECKED: the model finished but nothing on the phone can confirm it;
+- ANSWERED: the request was a question and it was answered: the ending is the answer itself ("The battery
+  is at 88%, charging."), so the last thing said (and what F3 repeats) is the answer, not "Done";
 - DECLINED: not done, because the user said no to a step it needed;
 - NO_ANSWER: not done, because a question went unanswered (no answer means no);
 - REFUSED_CAREGIVER / REFUSED_SAFETY: not done, because the caregiver's allowed apps or a fixed safety
@@ -41,6 +44,7 @@ SAY = Catalog(
         "refused_safety": ("Not done: a safety rule does not allow it.", "没有执行：安全规则不允许这样做。"),
         "stopped": ("Stopped. I did nothing more.", "已停止，我没有再做任何操作。"),
         "not_finished": ("I could not finish it.", "我没能完成。"),
+        "answered": ("I looked, but the phone gave me nothing to tell you.", "我查了，但手机没有给出可以告诉您的信息。"),
     },
 )
 
@@ -48,6 +52,7 @@ SAY = Catalog(
 class Ending(StrEnum):
     DONE_CHECKED = "done_checked"
     DONE_UNCHECKED = "done_unchecked"
+    ANSWERED = "answered"
     DECLINED = "declined"
     NO_ANSWER = "no_answer"
     REFUSED_CAREGIVER = "refused_caregiver"
@@ -56,7 +61,7 @@ class Ending(StrEnum):
     NOT_FINISHED = "not_finished"
 
 
-SUCCESSFUL = frozenset({Ending.DONE_CHECKED, Ending.DONE_UNCHECKED})
+SUCCESSFUL = frozenset({Ending.DONE_CHECKED, Ending.DONE_UNCHECKED, Ending.ANSWERED})
 CAREGIVER_RULES = frozenset({"deny.app_not_allowed", "deny.outside_allowed"})
 _NOT_A_REFUSAL = frozenset({"deny.user_declined"})  # the user's own earlier no, not a rule
 
@@ -84,9 +89,13 @@ def ending_of(result: EpisodeResult) -> Ending:
     if result.outcome is Outcome.STOPPED:
         return Ending.STOPPED
     status = result.verification.status if result.verification is not None else None
-    if result.outcome is Outcome.FINISHED and status is VerificationStatus.VERIFIED:
+    if result.outcome is Outcome.FINISHED and status in (VerificationStatus.VERIFIED, VerificationStatus.ALREADY):
         return Ending.DONE_CHECKED
-    why_not = _declined(result) or _refusal(result)
+    declined = _declined(result)
+    if (result.outcome is Outcome.FINISHED and result.answers and declined is None
+            and status is not VerificationStatus.NOT_VERIFIED):
+        return Ending.ANSWERED  # a question, answered: nothing on the phone was meant to change
+    why_not = declined or _refusal(result)
     if why_not is not None:
         return why_not
     if result.outcome is Outcome.FINISHED and status is not VerificationStatus.NOT_VERIFIED:
@@ -116,8 +125,12 @@ def ending_text(result: EpisodeResult) -> Text:
     """The closing sentence(s) for the run, both languages: the ending, then what explains it."""
     ending = ending_of(result)
     verification = result.verification
+    if ending is Ending.ANSWERED:
+        return _answer_text(result)
     checked_says_so = ending is Ending.DONE_CHECKED and verification is not None and verification.summary is not None
     parts: list[Text] = [SAY["done_short"] if checked_says_so else SAY[str(ending)]]
+    if ending is not Ending.STOPPED:
+        parts.extend(_unique(result.answers))  # a question answered on the way is said again at the end
     if ending in SUCCESSFUL:
         words = _model_words(result)
         if words:
@@ -135,3 +148,31 @@ def ending_text(result: EpisodeResult) -> Text:
     en = " ".join(p.en.strip() for p in parts if p.en.strip())
     zh = "".join(p.zh.strip() for p in parts if p.zh.strip())
     return Text(en, zh)
+
+
+def _unique(texts: tuple[Text, ...]) -> list[Text]:
+    seen: set[str] = set()
+    out: list[Text] = []
+    for text in texts:
+        if text.en.strip() and text.en not in seen:
+            seen.add(text.en)
+            out.append(text)
+    return out
+
+
+def answer_text(result: EpisodeResult) -> Text | None:
+    """The answers a question found (None when the run answered nothing)."""
+    answers = _unique(result.answers)
+    if not answers:
+        return None
+    return Text(" ".join(a.en.strip() for a in answers), "".join(a.zh.strip() for a in answers))
+
+
+def _answer_text(result: EpisodeResult) -> Text:
+    """A question's ending is its answer, and what the model added when it finished (never "Done", and
+    never "I could not check it": a question changes nothing on the phone)."""
+    parts = [answer_text(result) or SAY["answered"]]
+    words = _model_words(result)
+    if words and words not in parts[0].en and words not in parts[0].zh:
+        parts.append(Text(words, words))
+    return Text(" ".join(p.en.strip() for p in parts), "".join(p.zh.strip() for p in parts))

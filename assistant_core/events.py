@@ -73,6 +73,7 @@ class VerificationStatus(StrEnum):
     VERIFIED = "verified"
     NOT_VERIFIED = "not_verified"
     CANNOT_VERIFY = "cannot_verify"
+    ALREADY = "already"  # the phone was already as asked before the run, and still is: a checked success
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,8 @@ class EpisodeResult:
     confirmations: int = 0
     refusals: int = 0
     handovers: int = 0  # parts the user had to do themselves (a PIN on a secure screen, unlocking)
+    answers: tuple[Text, ...] = ()  # what read-only questions found (a query tool's words), in order
+    approvals: tuple[dict[str, str], ...] = ()  # what a yes covered (item, amount, payee, app, screen)
 
     @property
     def executed_steps(self) -> int:
@@ -199,6 +202,7 @@ class Said(Event):
     kind: ClassVar[EventKind] = EventKind.SAID
     text: Text = Text("", "")
     purpose: SayPurpose = SayPurpose.NOTICE
+    answer: bool = False  # the answer to a question (a read-only tool's finding); the ending says it again
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,14 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol, runtime_checkable
 
-from assistant_core.confirm import ConfirmationRequest, Confirmer, Patience, build_request, confirmation_flow
+from assistant_core.confirm import (
+    PURCHASE_CATEGORIES,
+    ConfirmationRequest,
+    Confirmer,
+    Patience,
+    build_request,
+    confirmation_flow,
+)
 from assistant_core.endings import FEEDBACK_NO_ANSWER, ending_text
 from assistant_core.errors import PolicyOutputError, PolicyUnavailableError
 from assistant_core.events import (
@@ -126,7 +133,9 @@ MSG = Catalog(
         "loop_guard": ("I've tried the same thing {n} times and it isn't working. What should I do? Say stop to end.",
                        "同样的操作我已经试了 {n} 次，没有效果。我该怎么做？说“停止”可以结束。"),
         "stuck": ("The same step kept failing, so I stopped.", "同一步一直没有成功，所以我停下了。"),
-        "handover_done": ("Tell me when you are done and I'll continue.", "你完成后告诉我，我再继续。"),
+        "handover_done": ("When you are done, say or type “done”, and I'll look at the screen again.",
+                          "完成后，请说或输入“好了”，我再看一下屏幕。"),
+        "still_protected": ("The screen is still protected.", "屏幕仍然受保护。"),
         "no_answer": ("I didn't get an answer, so I stopped here.", "没有收到回答，我就停在这里了。"),
         "left_apps": ("That opened {app}, which your caregiver did not allow. Going back.", "刚才打开了「{app}」，照护人没有允许这个应用。正在返回。"),
         "target_changed": ("The screen changed before I could do that, so I did not do it. Looking again.",
@@ -135,6 +144,8 @@ MSG = Catalog(
         "action_failed": ("That step did not work: {detail}", "这一步没有成功：{detail}"),
         "user_ended": ("OK, I stopped here.", "好的，我停在这里。"),
         "carried": ("You already said yes, so I'm confirming it in {app}.", "你已经同意了，我在「{app}」里确认。"),
+        "as_you_said": ("Paying {amount} to {payee}, as you said.", "按您说的，向「{payee}」支付 {amount}。"),
+        "delivered_to": ("It goes to {address}.", "送到{address}。"),
     },
 )
 
@@ -199,6 +210,9 @@ class LoopConfig:
     user_timeout_s: float | None = None
     thumbnails: bool = True
     lang: str = "en"
+    # One question per purchase: a yes covers the later steps of the same purchase (same amount and payee).
+    # Off: every step the gate rules CONFIRM is asked (tests that read each read-back).
+    one_question_per_purchase: bool = True
 
 
     @classmethod
@@ -238,6 +252,49 @@ class _Consent:
     def carries_from(self, prior: _Consent) -> bool:
         return (self.category is not None and self.category in CARRY_CATEGORIES and self == prior
                 and not self.how_much and not self.to_whom)
+
+
+# How many later steps one yes to a purchase may cover (Buy now → Pay in the shop → Pay in the wallet).
+MAX_COVERED_STEPS = 2
+_MONEY_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _money(amount: str) -> float | None:
+    match = _MONEY_NUMBER.search(amount or "")
+    if match is None:
+        return None
+    try:
+        return round(float(match.group(0).replace(",", "")), 2)
+    except ValueError:
+        return None
+
+
+@dataclass
+class _Approval:
+    """A yes to one purchase: what was approved, on which screen and in which app (recorded in the history).
+    A later step of the same purchase (a payment or purchase step whose amount and payee are the same) is
+    covered by it, at most MAX_COVERED_STEPS times; any difference asks again. The gate still judges every
+    step: only its question is answered by this yes."""
+
+    step: int
+    amount: str
+    payee: str
+    item: str
+    address: str
+    app: str
+    package: str
+    screen: str  # the button the yes was for
+    covered: int = 0
+
+    def covers(self, request: ConfirmationRequest) -> bool:
+        value = _money(self.amount)
+        return (request.category in PURCHASE_CATEGORIES and self.covered < MAX_COVERED_STEPS
+                and value is not None and _money(request.how_much) == value
+                and bool(request.payee) and request.payee.casefold() == self.payee.casefold())
+
+    def record(self) -> dict[str, str]:
+        return {"step": str(self.step), "amount": self.amount, "payee": self.payee, "item": self.item,
+                "address": self.address, "app": self.app, "package": self.package, "screen": self.screen}
 
 
 @dataclass(frozen=True)
@@ -332,6 +389,10 @@ class _Episode:
     prior_consent: _Consent | None = None  # the previous step's, the only one that may carry over
     last_readable: Observation | None = None  # the last screen handed to the policy (what a hand-over continues)
     offered_consent: _Consent | None = None  # this step's yes, kept only if its action really ran
+    answers: list[Text] = field(default_factory=list)  # what read-only questions found, said to the user
+    handed_over_last: bool = False  # the previous step handed a protected screen to the user
+    approval: _Approval | None = None  # the user's yes to the purchase under way (one question per purchase)
+    approvals: list[dict[str, str]] = field(default_factory=list)  # every approval and what it covered
     pending_events: list[EventRow] = field(default_factory=list)
     pending_messages: list[MessageRow] = field(default_factory=list)
 
@@ -350,7 +411,8 @@ class _Episode:
             now = self.history.clock()
             self.pending_events.append(EventRow(self.run_id, self.seq, event.step, str(event.kind), event.payload(), now))
             line: tuple[str, str] | None = None
-            if isinstance(event, Said):
+            if isinstance(event, Said) and event.purpose is not SayPurpose.SUMMARY and not event.answer:
+                # The closing lines and a question's answer are recorded once, as the ending (see run())
                 line = ("assistant", event.text.get(self.config.lang))
             elif isinstance(event, Paused) and event.reason is not PauseReason.DEVICE_LOST:
                 line = ("assistant", event.message.get(self.config.lang))
@@ -400,7 +462,8 @@ class _Episode:
             result = EpisodeResult(goal=self.goal, outcome=outcome, summary=summary, steps=tuple(self.steps),
                                    run_id=self.run_id, elapsed_s=self.clock() - started,
                                    confirmations=self.confirmations, refusals=self.refusals,
-                                   handovers=self.handovers)
+                                   handovers=self.handovers, answers=tuple(self.answers),
+                                   approvals=tuple(self.approvals))
             if self.outcome_check is not None:
                 result = replace(result, verification=self.verify(result))
                 said = result.verification.summary if result.verification else None
@@ -413,11 +476,15 @@ class _Episode:
             finished = self.emit(Finished(self.index, outcome, summary, result))
             if self.history is not None and self.run_id is not None:
                 v = result.verification
+                ending = ending_text(result).get(self.config.lang)
+                # The one writer of the ending: the conversation and the run record say how the run ended as
+                # the user is told (endings.py), in the run's language, with the run id; a finish after the
+                # user said no is "Not done, because you said no" in both, never "Done" in one of them.
+                self.pending_messages.append(MessageRow(self.run_id, "assistant", ending, self.config.lang,
+                                                        self.history.clock()))
                 self.flush()
-                # The record says how the run ended as the user was told (endings.py), in the run's language:
-                # a finish after the user said no is "Not done, because you said no", never "Done".
                 self.history.finish_run(self.run_id, outcome=str(outcome), steps=len(self.steps),
-                                        summary=ending_text(result).get(self.config.lang),
+                                        summary=ending,
                                         verification=str(v.status) if v else None,
                                         evidence=v.evidence if v else None)
             yield finished
@@ -468,9 +535,11 @@ class _Episode:
                 obs = replace(obs, is_secure=True)  # an all-black capture is a protected screen
             consented = self.prior_consent.category if self.prior_consent is not None else None
             under_way = describe_under_way(self.last_readable, self.context, category=consented) if obs.is_secure else None
-            yield from self.handover(step, screen_handover(obs, under_way=under_way))
+            yield from self.handover(step, screen_handover(obs, under_way=under_way), again=self.handed_over_last)
+            self.handed_over_last = True
             self.index += 1
             return policy_failures
+        self.handed_over_last = False
         self.last_readable = obs
 
         t0 = self.clock()
@@ -647,8 +716,11 @@ class _Episode:
             outcome = only_from(self.context.is_allowed_package)
         said = getattr(outcome, "said", None)  # a tool action's report (harness.tools.ToolResult)
         if isinstance(said, Text):
-            yield self.emit(Said(step, said, SayPurpose.OUTPUT))
+            is_answer = action.kind is ActionKind.QUERY
+            yield self.emit(Said(step, said, SayPurpose.OUTPUT, answer=is_answer))
             executed = replace(executed, result=str(getattr(outcome, "result", "") or said.en))
+            if is_answer:
+                self.answers.append(said)  # the answer to a question: the ending says it again (endings.py)
         try:
             left = yield from self.check_foreground(step)
         except _Ended:  # the phone failed right after the action: the step was still done (and recorded)
@@ -708,6 +780,30 @@ class _Episode:
             yield self.emit(ConfirmationAnswered(step, ConfirmAnswer.YES, False, carried=True))
             self.offered_consent = consent
             return ConfirmAnswer.YES, request
+        approval = self.approval if self.config.one_question_per_purchase else None
+        if approval is not None and approval.covers(request):
+            # A later step of the purchase the user already said yes to, same amount and payee: said aloud,
+            # recorded with what it was bound to, and not asked again.
+            approval.covered += 1
+            binding = {**approval.record(), "covered_step": str(step), "covered_app": request.app,
+                       "covered_package": obs.foreground, "covered_screen": request.target,
+                       "covered_amount": request.how_much, "covered_payee": request.payee}
+            self.approvals.append({"kind": "covered", **binding})
+            if self.history is not None and self.run_id is not None:
+                self.flush()
+                self.history.record_confirmation(
+                    self.run_id, step, step_id, answer=str(ConfirmAnswer.YES), by_default=False,
+                    question=f"covered by the yes at step {approval.step}: {approval.amount} to {approval.payee} "
+                             f"({approval.app}, “{approval.screen}”)")
+                self.history.audit("purchase_approval_used", run_id=self.run_id, step=step, detail=binding)
+            notice = MSG["as_you_said"].format(amount=request.how_much, payee=request.payee)
+            if request.address and request.address != approval.address:  # found since the question: said too
+                where = MSG["delivered_to"].format(address=request.address)
+                notice = Text(f"{notice.en} {where.en}", f"{notice.zh}{where.zh}")
+            yield self.emit(Said(step, notice, SayPurpose.NOTICE))
+            yield self.emit(ConfirmationAnswered(step, ConfirmAnswer.YES, False, carried=True))
+            self.offered_consent = consent
+            return ConfirmAnswer.YES, request
         yield self.emit(ConfirmationRequested(step, request.text, request))
         final = ConfirmAnswer.NO
         by_default = True
@@ -725,6 +821,15 @@ class _Episode:
         yield self.emit(ConfirmationAnswered(step, final, by_default))
         self.unanswered = by_default and final is not ConfirmAnswer.YES
         self.offered_consent = consent if final is ConfirmAnswer.YES else None
+        if request.category in PURCHASE_CATEGORIES:
+            self.approval = None  # a new question about money: only its own answer counts from here on
+            if final is ConfirmAnswer.YES and _money(request.how_much) is not None and request.payee:
+                self.approval = _Approval(step, request.how_much, request.payee, request.item, request.address,
+                                          request.app, obs.foreground, request.target)
+                self.approvals.append({"kind": "approved", **self.approval.record()})
+                if self.history is not None and self.run_id is not None:
+                    self.history.audit("purchase_approval", run_id=self.run_id, step=step,
+                                       detail=self.approval.record())
         return final, request
 
     def ask(self, step: int, reason: PauseReason, question: Text) -> Generator[Event, None, str | None]:
@@ -742,12 +847,18 @@ class _Episode:
         yield self.emit(Resumed(step, reason, answer))
         return answer
 
-    def handover(self, step: int, decision: Decision) -> Generator[Event, None, None]:
+    def handover(self, step: int, decision: Decision, *, again: bool = False) -> Generator[Event, None, None]:
+        """The user does this part (a protected screen, a PIN, unlocking). The question says how to answer;
+        "done" (好了, 完成, or anything but no) resumes: the next step looks at the screen again, and asks
+        again if it is still protected. No ends the run here; stop (Esc) stops it."""
         self.handovers += 1
-        question = Text(f"{decision.reason.en} {MSG['handover_done'].en}", f"{decision.reason.zh}{MSG['handover_done'].zh}")
+        parts = ([MSG["still_protected"]] if again else []) + [decision.reason, MSG["handover_done"]]
+        question = Text(" ".join(p.en for p in parts), "".join(p.zh for p in parts))
         answer = yield from self.ask(step, PauseReason.HANDOVER, question)
         if answer is None:
             raise _Ended(Outcome.USER_ENDED, MSG["no_answer"])
+        if parse_meta(answer) is MetaCommand.NO:
+            raise _Ended(Outcome.USER_ENDED, MSG["user_ended"])
         if self.history is not None:
             self.history.audit("handover", run_id=self.run_id, step=step, detail={"rule": decision.rule})
         if self.handovers > self.config.max_handovers:

@@ -13,16 +13,25 @@
            with none set up and a sim task, the task's own apps; none at all while the settings are locked
            (changed outside the app) or saved empty.
 --db       the history database (default: the user data folder); --no-history keeps nothing.
---fast-path  first the fast path: a request harness.fastpath understands runs as tool actions
-           (same gate, confirmations and check), anything else goes to --policy with the same goal
---json     print the result as one JSON object (outcome, steps with decisions, the task verifier, and
+--no-fast-path  skip the fast path. By default, as in the app, a request harness.fastpath understands
+           runs first as tool actions (same gate, confirmations and check); anything else goes to --policy
+           with the same goal.
+--json     print the result as one JSON object (outcome, `summary` and `ending`: how the run ended as the
+           user is told, with a question's answer; steps with decisions, the task verifier, and
            `verification`: the device-level outcome check of harness.verify — verified, not_verified or
            cannot_verify, with the evidence, the task kind and what was said).
 --kinds    extra folders of task-kind files for the outcome check (harness/verify/kinds is built in);
 --no-verify  skips the check.
 
-Exit status: 0 when the run finished (and a task's verifier, if any, passed), 1 otherwise, 2 for bad
-arguments. Heavy imports happen inside functions.
+Exit status (EXIT_CODES; the same ending the app says, assistant_core.endings):
+  0  done (checked on the phone, or not checkable) or a question answered; with sim:TASK, its verifier passed
+  1  not done (the check found it not done, the step budget ran out, the model or the phone failed)
+  2  could not start (bad arguments, no such phone or task, no model)
+  3  not done: the caregiver's settings do not allow it
+  4  not done: a fixed safety rule does not allow it
+  5  not done: you said no (or did not answer a question, which counts as no)
+  6  stopped (you said stop, or pressed Ctrl+C)
+Heavy imports happen inside functions.
 """
 
 from __future__ import annotations
@@ -38,8 +47,32 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
+EXIT_DONE, EXIT_NOT_DONE, EXIT_CANNOT_START, EXIT_CAREGIVER, EXIT_SAFETY, EXIT_SAID_NO, EXIT_STOPPED = range(7)
+EXIT_CODES = {
+    EXIT_DONE: "done (checked, or not checkable) or answered",
+    EXIT_NOT_DONE: "not done",
+    EXIT_CANNOT_START: "could not start (bad arguments, no phone, no model)",
+    EXIT_CAREGIVER: "refused by the caregiver's settings",
+    EXIT_SAFETY: "refused by a safety rule",
+    EXIT_SAID_NO: "you said no (or did not answer)",
+    EXIT_STOPPED: "stopped",
+}
+
+
+def exit_code(ending: str, *, task_passed: bool | None = None) -> int:
+    """The exit status for an ending (assistant_core.endings.Ending's value); a sim task's failed verifier
+    makes a "done" not done."""
+    done = ending in ("done_checked", "done_unchecked", "answered")
+    if done:
+        return EXIT_DONE if task_passed is not False else EXIT_NOT_DONE
+    return {"refused_caregiver": EXIT_CAREGIVER, "refused_safety": EXIT_SAFETY, "declined": EXIT_SAID_NO,
+            "no_answer": EXIT_SAID_NO, "stopped": EXIT_STOPPED}.get(ending, EXIT_NOT_DONE)
+
+
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="phonebuddy run", description="Run one request headless.")
+    codes = "; ".join(f"{code} {words}" for code, words in EXIT_CODES.items())
+    p = argparse.ArgumentParser(prog="phonebuddy run", description="Run one request headless, as the app would.",
+                                epilog=f"Exit status: {codes}.")
     p.add_argument("goal", help='what to do; "" uses the task\'s own instruction with --device sim:TASK')
     p.add_argument("--device", default="sim", help="sim | sim:TASK[:SEED] | ADB serial")
     p.add_argument("--policy", default="noop", help="scripted:FILE | oracle | noop | phonebuddy | remote:URL")
@@ -58,9 +91,11 @@ def _parser() -> argparse.ArgumentParser:
                    "5037; started there when none answers)")
     p.add_argument("--kinds", action="append", default=[], help="an extra folder of task-kind files for the check")
     p.add_argument("--no-verify", action="store_true", help="do not check the outcome on the phone")
-    p.add_argument("--fast-path", action="store_true",
-                   help="first try the fast path (tool actions for requests it understands; harness.fastpath), "
-                        "then the policy")
+    p.add_argument("--fast-path", dest="fast_path", action="store_true", default=True,
+                   help="first try the fast path, as the app does (the default; kept for old scripts)")
+    p.add_argument("--no-fast-path", dest="fast_path", action="store_false",
+                   help="skip the fast path (tool actions for requests it understands; harness.fastpath): "
+                        "the policy gets every request")
     return p
 
 
@@ -104,8 +139,9 @@ def parse_apps(values: list[str] | None) -> frozenset[str] | None:
 class ConsoleConfirmer:
     """--confirm ask: the question on stderr, the answer from stdin (yes/no/repeat in either language)."""
 
-    def __init__(self, lang: str):
+    def __init__(self, lang: str, stop: threading.Event | None = None):
         self.lang = lang
+        self.stop = stop
 
     def ask(self, request: Any, *, timeout_s: float | None) -> Any:
         from assistant_core.session import MetaCommand, parse_meta
@@ -116,6 +152,9 @@ class ConsoleConfirmer:
         if not line:
             return None
         command = parse_meta(line)
+        if command is MetaCommand.STOP and self.stop is not None:
+            self.stop.set()  # "stop" ends the run, as Esc does in the app (the question counts as no)
+            return ConfirmAnswer.NO
         return {MetaCommand.YES: ConfirmAnswer.YES, MetaCommand.NO: ConfirmAnswer.NO,
                 MetaCommand.REPEAT: ConfirmAnswer.REPEAT}.get(command) if command else None
 
@@ -158,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
         return _run(args)
     except UsageError as error:
         print(f"phonebuddy run: {error}", file=sys.stderr)
-        return 2
+        return EXIT_CANNOT_START
 
 
 def _make_device(spec: DeviceSpec, lang: str, adb_host: str | None = None,
@@ -232,7 +271,7 @@ def _make_policy(spec: str, device_spec: DeviceSpec, world: Any, params: Any, la
 def _run(args: argparse.Namespace) -> int:
     from assistant_core.confirm import FixedConfirmer, Patience
     from assistant_core.endings import ending_of, ending_text
-    from assistant_core.events import Outcome, Said, SayPurpose
+    from assistant_core.events import Said, SayPurpose
     from assistant_core.history import HistoryError, HistoryStore
     from assistant_core.loop import RunInfo
     from assistant_core.settings import MSG as SETTINGS_MSG
@@ -302,13 +341,13 @@ def _run(args: argparse.Namespace) -> int:
             history.audit("allowed_apps_override", detail={
                 "goal": goal[:200], "allowed": sorted(allowed),
                 "caregiver": sorted(settings.allowed_apps) if settings is not None else []})
+    stop = threading.Event()
     if args.confirm == "ask":
-        confirmer: Any = ConsoleConfirmer(args.lang)
+        confirmer: Any = ConsoleConfirmer(args.lang, stop)
     else:
         confirmer = FixedConfirmer(ConfirmAnswer.YES if args.confirm == "yes" else ConfirmAnswer.NO)
     user = ConsoleUser(args.lang, args.answer)
     user.interactive = args.confirm == "ask"
-    stop = threading.Event()
     # The simulated phone needs no real waiting; a real phone does (interruptible by stop).
     sleep = (lambda s: None) if device_spec.kind == "sim" else (lambda s: stop.wait(s))
     questions: list[dict[str, str]] = []
@@ -326,13 +365,14 @@ def _run(args: argparse.Namespace) -> int:
                 events.append({"step": event.step, **event.payload()})
             if str(event.kind) == "confirmation_requested":
                 questions.append({"step": event.step, "en": event.question.en, "zh": event.question.zh})
-            if isinstance(event, Said) and event.purpose is not SayPurpose.SUMMARY and not args.json:
-                print(event.text.get(args.lang), flush=True)  # the ending is printed once, below
+            if (isinstance(event, Said) and event.purpose is not SayPurpose.SUMMARY and not event.answer
+                    and not args.json):
+                print(event.text.get(args.lang), flush=True)  # the ending (with any answer) is printed once, below
     except KeyboardInterrupt:
         stop.set()
         gen.close()
         print("stopped", file=sys.stderr)
-        return 1
+        return EXIT_STOPPED
     finally:
         device.close()
 
@@ -355,6 +395,7 @@ def _run(args: argparse.Namespace) -> int:
             "loop": {"step_budget": parts.config.step_budget, "loop_guard_repeats": parts.config.loop_guard_repeats,
                      "confirm_window_s": parts.config.patience.window_s},
             "confirmations_asked": questions,
+            "approvals": list(result.approvals),  # a purchase's yes and the later steps it covered
             "refusals": result.refusals,
             "steps": [_step_json(s) for s in result.steps],
             "verification": _verification_json(result.verification, args.lang),
@@ -372,8 +413,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"outcome: {result.outcome}" + (f"; task verifier {'passed' if verifier else 'failed'}" if task else ""))
     if history is not None:
         history.close()
-    ok = result.outcome is Outcome.FINISHED and (verifier is None or verifier)
-    return 0 if ok else 1
+    return exit_code(str(ending_of(result)), task_passed=verifier)
 
 
 def _verification_json(v: Any, lang: str) -> dict[str, Any] | None:

@@ -1,6 +1,6 @@
 """The window keeps only what it shows: no archive of full-resolution screenshots (each observation's
 picture is shown and dropped), a bounded list of recent loop events, and one writer for each line of the
-conversation record (the loop writes what it says; the window writes only the ending in its own words).
+conversation record (the loop writes what it says and the ending; the window writes neither again).
 Memory stays flat over 50 runs in one window (a generous bound; bench/bench_app_memory.py prints it)."""
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from assistant_core.confirm import ConfirmationRequest, ScriptedConfirmer, find_
 from assistant_core.endings import SAY, Ending, ending_of, ending_text
 from assistant_core.events import Outcome
 from assistant_core.loop import MSG as LOOP_MSG
-from assistant_core.loop import run_episode
+from assistant_core.loop import LoopConfig, run_episode
 from assistant_core.safety import GateContext
 from assistant_core.types import ConfirmAnswer, Observation, UIElement
 
@@ -118,7 +118,8 @@ def _readbacks(task_id: str, lang: str) -> list[ConfirmationRequest]:
     labels = device.installed_apps()
     ctx = GateContext(allowed_apps=frozenset(labels), app_labels=labels, lang=lang)
     gen = run_episode("x", device=device, policy=OraclePolicy(task_id, 0, world, language=lang), confirmer=confirmer,
-                      context=ctx, sleep=lambda s: None)
+                      context=ctx, sleep=lambda s: None,
+                      config=LoopConfig(one_question_per_purchase=False))  # every read-back is asked
     for _ in gen:
         pass
     return confirmer.seen

@@ -52,7 +52,7 @@ def test_phonebuddy_run_drives_a_phone_by_its_adb_address(adb_server, attach, tm
                          "--policy", f"scripted:{script}", "--allowed-apps", ",".join(task.apps), "--confirm", "no",
                          "--no-history", "--json"])
         out = json.loads(capsys.readouterr().out)
-    assert code == 0 and out["outcome"] == "finished"
+    assert code == cli.EXIT_SAID_NO and out["outcome"] == "finished" and out["ending"] == "declined"
     assert out["confirmations_asked"] and out["task"] is None
     assert not [e for e in world.sensitive_events if str(e.kind) == "message_sent"]
     assert task.is_successful(world, params)

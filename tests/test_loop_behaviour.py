@@ -354,7 +354,7 @@ def test_the_apps_own_are_you_sure_dialog_does_not_ask_the_user_twice_for_one_de
     assert task.is_successful(world, params)
 
 
-def test_a_yes_never_carries_over_to_money_or_to_another_app():
+def test_one_yes_covers_the_later_steps_of_the_same_purchase_while_the_gate_judges_each():
     from phonebuddy.safety_eval import run_scenario
     from tests.core_fixtures import SHOP, WALLET, naive_shop_payment
 
@@ -362,7 +362,9 @@ def test_a_yes_never_carries_over_to_money_or_to_another_app():
     script = [action_to_reply(a, 1080, 2400) for a in naive_shop_payment("en")]
     run_ = run_scenario(world, SimDevice(world, screenshots=False), ScriptedPolicy.from_replies(script), goal="buy",
                         allowed={SHOP, WALLET}, answer=ConfirmAnswer.YES, sensitive_kinds={"payment", "purchase"})
-    assert run_.questions == run_.asked >= 2  # the Shop's Pay and the Wallet's Pay are each asked
+    # The gate rules CONFIRM on the Shop's Pay and the Wallet's Pay alike; the user is asked once, as the
+    # Wallet's step is the same amount to the same payee (tests/test_loop_purchase.py: a different amount asks).
+    assert run_.asked >= 2 and run_.questions == 1, run_
 
 
 def test_codes_visible_on_screen_are_scrubbed_from_what_is_shown_and_stored():

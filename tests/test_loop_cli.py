@@ -52,8 +52,8 @@ def test_a_scripted_file_is_parsed_by_the_real_parser_and_refusals_are_reported(
              "this is not a tool call", escape_reply(tool_call("finish", text="ok"))]
     script.write_text("\n".join(lines) + "\n", encoding="utf-8")
     code, out = run_json(["open the wallet", "--device", "sim", "--policy", f"scripted:{script}",
-                          "--allowed-apps", "com.android.settings", "--no-history", "--json"], capsys)
-    assert code == 0 and out["outcome"] == "finished"
+                          "--allowed-apps", "com.android.settings", "--no-history", "--no-fast-path", "--json"], capsys)
+    assert code == 3 and out["outcome"] == "finished" and out["ending"] == "refused_caregiver"  # refused, not done
     assert out["steps"][0]["rule"] == "deny.app_not_allowed" and not out["steps"][0]["executed"]
     assert out["steps"][1]["error"].startswith("Your reply could not be used")
     assert out["refusals"] == 1 and out["task"] is None
@@ -92,7 +92,7 @@ def test_confirm_ask_reads_the_answer_from_the_console(tmp_path):
     script.write_text("\n".join(escape_reply(x) for x in lines) + "\n", encoding="utf-8")
     args = [sys.executable, "-m", "phonebuddy.cli", "run", "turn off location", "--device", "sim", "--policy",
             f"scripted:{script}", "--allowed-apps", "com.android.settings", "--confirm", "ask", "--lang", "zh",
-            "--no-history", "--json"]
+            "--no-history", "--no-fast-path", "--json"]
     for answer, executed in (("再说一遍\n确认\n", True), ("取消\n", False), ("", False)):
         proc = subprocess.run(args, cwd=ROOT, input=answer, capture_output=True, text=True, timeout=120)
         out = json.loads(proc.stdout)

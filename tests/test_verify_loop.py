@@ -50,7 +50,8 @@ def test_run_json_carries_a_verified_check_with_evidence_and_the_history_says_so
 
 
 def test_the_noop_baseline_is_not_verified(capsys):
-    code, out = run_json(["", "--device", "sim:MessagesSendText:0", "--policy", "noop", "--no-history", "--json"],
+    code, out = run_json(["", "--device", "sim:MessagesSendText:0", "--policy", "noop", "--no-history", "--no-fast-path",
+                         "--json"],
                          capsys)
     assert code == 1 and out["outcome"] == "finished" and out["task"]["verifier_passed"] is False
     assert out["verification"]["status"] == "not_verified"

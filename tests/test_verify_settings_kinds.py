@@ -4,7 +4,7 @@ kind ("turn off dark mode" is never dark_theme_on, or a run that wrongly turned 
 never setting or starting one, and every settings kind that no PhoneWorld task exercises is checked
 through the real adb server against the simulated phone: the run changes the setting with
 `settings put` over adb, a run that did nothing or changed the wrong thing is not verified, and a
-state already true before the run is not success."""
+state already true before the run and still true is "already" (a checked success), not "done by this run"."""
 
 from __future__ import annotations
 
@@ -294,11 +294,15 @@ def test_a_setting_put_over_adb_is_verified_and_nothing_wrong_or_already_is_not(
     assert wrong.status is VerificationStatus.NOT_VERIFIED, wrong.evidence
     assert f"is {en}." in wrong.summary.en and f"是{zh}。" in wrong.summary.zh, wrong.summary
 
-    # already so before the run; the run sets it again: still not this run's doing
+    # already so before the run, and still so: the goal state holds, told apart from "not done"
     already = run(case.done, (case.namespace, case.key, case.done))
     en, zh = SPOKEN[(case.key, case.done)]
-    assert already.status is VerificationStatus.NOT_VERIFIED, already.evidence
-    assert f"was already {en} before the run" in already.summary.en and f"就已经是{zh}" in already.summary.zh
+    assert already.status is VerificationStatus.ALREADY, already.evidence
+    assert f"was already {en}; I left it {en}" in already.summary.en, already.summary.en
+    assert f"本来就是{zh}，我让它保持{zh}" in already.summary.zh, already.summary.zh
+    # already so before, but the run changed it: not done
+    undone = run(case.done, (case.namespace, case.key, case.start))
+    assert undone.status is VerificationStatus.NOT_VERIFIED, undone.evidence
 
 
 @pytest.mark.parametrize("goal", ["Turn off dark mode.", "关闭深色模式", "Switch to the light theme.", "切换到浅色主题"])

@@ -3,9 +3,10 @@
 A check is stateless: `commands(params)` lists what to read (shell command lines, or `pull:PATH` for a
 small file), the verifier runs them once before the run and once after, and `judge(params, before,
 after)` returns a `Finding`: verified (the change the request asked for happened during the run),
-not_verified (with what was found instead — including "it was already so before the run"), or
-cannot_verify (the phone's answer could not be read; the reason says why). A state that was already
-true before the run is never success.
+not_verified (with what was found instead — including "it was already so before the run"), already
+(a setting or Wi-Fi network that was already as asked before the run and still is: the goal state holds,
+told apart from not done), or cannot_verify (the phone's answer could not be read; the reason says why).
+Anything else that was already true before the run (a text, a call, a contact, an event) is never success.
 
 Checks (name → parameters they use, see `Params`):
 - sms_sent (recipient, text; compare "loose" when the request gave the text without quotes: the body
@@ -91,6 +92,7 @@ FOUND = Catalog(
         "setting_ok": ("{what} is now {value}", "{what}现在是{value}"),
         "setting_other": ("{what} is {value}", "{what}是{value}"),
         "setting_before": ("{what} was already {value} before the run", "开始之前{what}就已经是{value}"),
+        "setting_already": ("{what} was already {value}; I left it {value}", "{what}本来就是{value}，我让它保持{value}"),
         "file_ok": ("{path} is saved with the right text", "{path} 已保存，内容正确"),
         "file_text": ("{path} is saved, but its text is \u201c{found}\u201d", "{path} 已保存，但内容是\u201c{found}\u201d"),
         "file_none": ("there is no {path}", "没有 {path}"),
@@ -766,6 +768,9 @@ class SettingIs(_Judged):
 def _setting_finding(was_ok: bool, now_ok: bool, what: Text, shown: str | Text, evidence: str) -> Finding:
     if now_ok and not was_ok:
         status, key = VerificationStatus.VERIFIED, "setting_ok"
+    elif now_ok:
+        # Already as asked, and still so: the goal state holds (ALREADY), told apart from "not done".
+        status, key = VerificationStatus.ALREADY, "setting_already"
     else:
         status, key = VerificationStatus.NOT_VERIFIED, "setting_before" if was_ok else "setting_other"
     if not isinstance(shown, Text):

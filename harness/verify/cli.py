@@ -7,7 +7,7 @@
                                                               read again and say verified / not verified / can't verify
 
 The phone is reached through the adb server on the standard address (`--adb-host`, `--adb-port` override
-ANDROID_ADB_SERVER_ADDRESS / ANDROID_ADB_SERVER_PORT), started there when none answers (harness.adbserver). Exit status: 0 verified (or the listing worked), 1 not verified or can't verify,
+ANDROID_ADB_SERVER_ADDRESS / ANDROID_ADB_SERVER_PORT), started there when none answers (harness.adbserver). Exit status: 0 verified or already so (or the listing worked), 1 not verified or can't verify,
 2 bad arguments or an unreachable phone. Heavy imports happen inside functions.
 """
 
@@ -142,7 +142,7 @@ def _run(args: argparse.Namespace) -> int:
     result = verifier.judge(plan, before, now)
     _say(args, {"status": str(result.status), "evidence": result.evidence, "kind": result.kind,
                 "said": result.summary.get(args.lang) if result.summary else ""})
-    return 0 if str(result.status) == "verified" else 1
+    return 0 if str(result.status) in ("verified", "already") else 1
 
 
 def _say(args: argparse.Namespace, out: dict[str, Any]) -> None:

@@ -34,6 +34,7 @@ SAY = Catalog(
     {
         "verified": ("I checked on the phone: {detail}.", "我在手机上核实过了：{detail}。"),
         "not_verified": ("I could not confirm it on the phone: {detail}.", "我没能在手机上确认：{detail}。"),
+        "already": ("I checked on the phone: {detail}.", "我在手机上核实过了：{detail}。"),
         "cannot_verify": ("I can't check whether it was done: {detail}.", "我没法核实是否完成：{detail}。"),
         "no_kind": ("I can't check this kind of task, so I can't confirm it was done.",
                     "这类任务我没法核实，所以不能确认是否完成。"),
