@@ -98,9 +98,8 @@ def _connect_wifi(address: str, code: str = "") -> str:
     app reconnects it at every start. SetupStepError says what to do when it fails."""
     from app.phone import RememberedPhones
     from assistant_core.types import DeviceError
-    from harness.adb import connect
     from harness.adbserver import AdbServerOwner
-    from harness.devicewatch import mdns_services, pair
+    from harness.devicewatch import connect_wifi, mdns_services, pair
 
     address = address.strip() if ":" in address else f"{address.strip()}:5555"
     owner = AdbServerOwner()
@@ -111,7 +110,7 @@ def _connect_wifi(address: str, code: str = "") -> str:
             host = address.rsplit(":", 1)[0]
             found = [a for _name, kind, a in mdns_services(owner) if "connect" in kind and a.startswith(f"{host}:")]
             target = found[0] if found else address
-        serial = connect(owner.ensure(), target)
+        serial, _state = connect_wifi(owner.ensure(), target)  # a phone that did not answer is not left listed
     except DeviceError as exc:
         raise SetupStepError(exc.message) from exc
     remembered = RememberedPhones()
