@@ -348,3 +348,38 @@ def test_no_phone_attached_offers_the_simulated_phone(qtbot, monkeypatch, lang):
     qtbot.waitUntil(lambda: window.mirror.frames_shown > 0, timeout=20_000)  # its screen is on show
     process(50)
     window.shutdown()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_wizard_waits_for_the_voice_question_and_our_voice_stays_silent_meanwhile(qtbot, tmp_path, lang):
+    """Issue 29: with a screen reader running, "Which voice?" is asked first; the wizard opens (and its
+    welcome is read) only once it is answered, and until then the announcer leaves speech to the reader."""
+    from app.agent import AgentChoice, AgentKind
+    from app.first_run import FirstRun, start
+    from app.main_window import AppServices, MainWindow
+    from app.phone import open_simulated
+    from app.screen_reader import SpeechChannel
+    from assistant_core.history import HistoryStore
+    from tests.app_fixtures import process
+
+    services = AppServices(history=HistoryStore.in_memory(), simulated_phone=lambda lg: open_simulated(lg),
+                           extra={"detect_screen_reader": lambda: "Orca"})
+    window = MainWindow(lang=lang, services=services, phone=open_simulated(lang), agent=AgentChoice(AgentKind.DEMO))
+    qtbot.addWidget(window)
+    window.show()
+    start(window, first_run=FirstRun(tmp_path), env={"PHONEBUDDY_FIRST_RUN": "1"})
+    process(400)
+    dialog = window.channel_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert getattr(window, "setup_wizard", None) is None  # not opened behind the question
+    assert window.announcer.channel == "screen_reader"  # our voice silent until it is answered
+    welcome = tr("wiz_welcome_title", lang)
+    assert not any(welcome in a.text for a in window.announcer.log)
+    dialog.choose(SpeechChannel.OWN_VOICE)
+    qtbot.waitUntil(lambda: getattr(window, "setup_wizard", None) is not None and window.setup_wizard.isVisible(),
+                    timeout=5000)
+    assert window.announcer.channel == "own_voice"
+    texts = [a.text for a in window.announcer.log]
+    asked = next(i for i, t in enumerate(texts) if t == dialog.question.text())
+    assert any(welcome in t for t in texts[asked + 1:])
+    window.setup_wizard.close()
