@@ -154,13 +154,18 @@ def _download(progress: Progress, *, profile: str | None = None) -> str:
     speech part is the first 10%. Already-present files are not fetched again."""
     from assistant_core.policy.errors import PolicyUnavailable
     from assistant_core.policy.weights import download_weights
+    from speech.messages import ModelMissingError
     from speech.models import ModelLocator
 
-    locator = ModelLocator(allow_download=True, progress=lambda p: progress(0.1 * p.fraction))
-    done = [str(locator.whisper("base")), str(locator.piper_voice("en_US-joe-medium").model)]
+    # A failure says to press Download again (this runs from the button), in plain words.
+    locator = ModelLocator(allow_download=True, progress=lambda p: progress(0.1 * p.fraction), again="button")
+    try:
+        done = [str(locator.whisper("base")), str(locator.piper_voice("en_US-joe-medium").model)]
+    except ModelMissingError as error:
+        raise SetupStepError(error.text) from error
     progress(0.1)
     try:
-        folder = download_weights(profile, on_progress=lambda p: progress(0.1 + 0.9 * p.fraction))
+        folder = download_weights(profile, on_progress=lambda p: progress(0.1 + 0.9 * p.fraction), again="button")
     except PolicyUnavailable as error:
         raise SetupStepError(error.message) from error
     done.append(str(folder))

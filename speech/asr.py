@@ -483,7 +483,8 @@ class FasterWhisperTranscriber:
                 str(path), device=device, compute_type=compute, cpu_threads=self.settings.cpu_threads,
             )
         except (RuntimeError, ValueError, OSError) as error:
-            raise ModelMissingError(MESSAGES["model_load_failed"].format(path=path, reason=error)) from error
+            log.warning("Whisper %s in %s did not load: %s", self.settings.model, path, error)
+            raise ModelMissingError(MESSAGES["model_load_failed"].format(path=path)) from error
         self.model_path = path
         took = time.perf_counter() - start
         log.info("loaded Whisper %s from %s on %s/%s in %.2f s", self.settings.model, path, device, compute, took)

@@ -192,7 +192,8 @@ class KokoroEngine:
             try:
                 self._session = ort.InferenceSession(str(files.model), options, providers=["CPUExecutionProvider"])
             except Exception as error:  # onnxruntime raises its own (non-standard) exception types
-                self._missing = ModelMissingError(MESSAGES["model_load_failed"].format(path=files.model, reason=error))
+                log.warning("Kokoro in %s did not load: %s", files.model, error)
+                self._missing = ModelMissingError(MESSAGES["model_load_failed"].format(path=files.model))
                 raise self._missing from error
             self._files = files
             self._styles[files.voice_name] = _read_style(files.voice)
