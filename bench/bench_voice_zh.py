@@ -118,7 +118,6 @@ SHORT_ZH = ["闹钟设好了。", "我晚点到。", "晚点到。", "好的。"
 def bench_short_front_end() -> None:
     """Round-trip CER of SHORT_ZH (and the test's twelve sentences) with misaki's plain legacy front end
     (before) and ours (tone sandhi, polyphone fixes), for both Kokoro voices."""
-    import numpy as np
     from speech_fixtures import base_transcriber, cer_heard_zh, kokoro_engine, zh_router
     from test_speech_kokoro import ROUND_TRIP
 
