@@ -5,7 +5,8 @@
   app.setup_wizard.SetupWizard once the main window is on screen, the first time it starts; from a
   source checkout the wizard opens only with `PHONEBUDDY_FIRST_RUN=1` (so developers and tests are not
   interrupted). The marker is written when the wizard closes, finished or cancelled: the caregiver can
-  reopen it from Settings at any time.
+  reopen it from Settings at any time. With a screen reader running, the window first asks "Which
+  voice?" (app.channel_dialog); the wizard opens once that is answered, and takes the keyboard.
 - `StartupProbe`: with `PHONEBUDDY_STARTUP_PROBE=1`, prints `phonebuddy-probe: window-shown T` (seconds
   since the process started, measured from `PHONEBUDDY_T0` when the launcher of the measurement set it),
   then `phonebuddy-probe: wizard-shown T` if the wizard opened, and quits the app after
@@ -111,9 +112,19 @@ def _quit_all() -> None:
 def open_wizard(window, first_run: FirstRun, probe: StartupProbe | None = None):
     """Open the setup wizard (non-modal, so the window and the screen reader stay usable), in the
     window's language, with its announcer and push-to-talk (app.settings_flow.make_setup_wizard);
-    record the first run when it closes."""
+    record the first run when it closes. While the window's "Which voice?" question is open, it opens
+    when that is answered (returns None then)."""
     from app.settings_flow import make_setup_wizard
 
+    question = getattr(window, "channel_dialog", None)
+    if question is not None and question.isVisible():
+        # "Which voice?" is being asked (a screen reader runs): the wizard waits for the answer, so its
+        # welcome is neither read over the question nor heard after it, and it gets the keyboard once
+        # the question closes (instead of the main window, which the dialog would hand it back to).
+        from PySide6.QtCore import QTimer
+
+        question.finished.connect(lambda _code: QTimer.singleShot(0, lambda: open_wizard(window, first_run, probe)))
+        return None
     wizard = make_setup_wizard(window)
     wizard.finished.connect(lambda _code: first_run.mark_done())
     wizard.show()

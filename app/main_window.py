@@ -488,6 +488,7 @@ class MainWindow(QMainWindow):
 
         dialog = ChannelDialog(lang=self.lang, reader=reader, parent=self)
         dialog.chosen.connect(self._on_channel_chosen)
+        self.announcer.set_channel("screen_reader")  # our own voice stays silent until it is answered
         self.channel_dialog = dialog
         dialog.open()
         self.announcer.announce(dialog.question.text(), Cue.CONFIRM)

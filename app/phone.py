@@ -186,41 +186,8 @@ def find_real_phone(*, host: str | None = None, port: int | None = None, serial:
                                       extra={"client": client, "serial": device.serial, "owner": owner}))
 
 
-class RememberedPhones:
-    """Wi-Fi phones to reconnect at start, and the phone chosen among several, in a small JSON file in
-    the user's data folder (`phones.json`)."""
-
-    def __init__(self, path: Any = None):
-        from pathlib import Path
-
-        if path is None:
-            from app.first_run import default_folder
-
-            path = default_folder() / "phones.json"
-        self.path = Path(path)
-
-    def load(self) -> dict[str, Any]:
-        import json
-
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return {"wifi": [], "chosen": ""}
-        return {"wifi": [a for a in data.get("wifi", []) if isinstance(a, str)], "chosen": str(data.get("chosen", ""))}
-
-    def save(self, *, wifi: list[str] | None = None, chosen: str | None = None) -> None:
-        import json
-
-        data = self.load()
-        if wifi is not None:
-            data["wifi"] = list(dict.fromkeys(wifi))
-        if chosen is not None:
-            data["chosen"] = chosen
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-        except OSError:
-            log.warning("could not remember the phones in %s", self.path)
+# Kept in harness so `phonebuddy devices list|forget` read the same file (phones.json in the user data folder).
+from harness.adbserver import RememberedPhones  # noqa: E402,F401
 
 
 def start_mirror(connection: PhoneConnection, timeout_s: float = 15.0):

@@ -4,8 +4,9 @@ progress or choosing a model server instead.
 
 Every page is read aloud through the injected `announce(text)` (the window's `Announcer.announce`, the
 app's one announce() seam) when it appears, forward or back; the first page's text is the welcome.
-Everything works by keyboard (Tab, arrows, Enter; on the welcome page E = English, C or Z = Chinese;
-F8 switches the language as in the window) and by voice: F2 (or "Speak a command") hands push-to-talk
+Everything works by keyboard (Tab, arrows; Enter presses the focused button, and each page opens with
+the focus on Next, or Finish, so Enter alone goes through; on the welcome page E = English, C or Z =
+Chinese; F8 switches the language as in the window) and by voice: F2 (or "Speak a command") hands push-to-talk
 to the injected `listen(handler, lang=...)` (the window's `MainWindow.listen_for`, its own
 push-to-talk and transcription), and the words heard are read by `parse_wizard_command`: a language,
 next, back, repeat, finish, or the name of the page's button.
@@ -98,9 +99,8 @@ def _connect_wifi(address: str, code: str = "") -> str:
     app reconnects it at every start. SetupStepError says what to do when it fails."""
     from app.phone import RememberedPhones
     from assistant_core.types import DeviceError
-    from harness.adb import connect
     from harness.adbserver import AdbServerOwner
-    from harness.devicewatch import mdns_services, pair
+    from harness.devicewatch import connect_wifi, mdns_services, pair
 
     address = address.strip() if ":" in address else f"{address.strip()}:5555"
     owner = AdbServerOwner()
@@ -111,7 +111,7 @@ def _connect_wifi(address: str, code: str = "") -> str:
             host = address.rsplit(":", 1)[0]
             found = [a for _name, kind, a in mdns_services(owner) if "connect" in kind and a.startswith(f"{host}:")]
             target = found[0] if found else address
-        serial = connect(owner.ensure(), target)
+        serial, _state = connect_wifi(owner.ensure(), target)  # a phone that did not answer is not left listed
     except DeviceError as exc:
         raise SetupStepError(exc.message) from exc
     remembered = RememberedPhones()
@@ -154,13 +154,18 @@ def _download(progress: Progress, *, profile: str | None = None) -> str:
     speech part is the first 10%. Already-present files are not fetched again."""
     from assistant_core.policy.errors import PolicyUnavailable
     from assistant_core.policy.weights import download_weights
+    from speech.messages import ModelMissingError
     from speech.models import ModelLocator
 
-    locator = ModelLocator(allow_download=True, progress=lambda p: progress(0.1 * p.fraction))
-    done = [str(locator.whisper("base")), str(locator.piper_voice("en_US-joe-medium").model)]
+    # A failure says to press Download again (this runs from the button), in plain words.
+    locator = ModelLocator(allow_download=True, progress=lambda p: progress(0.1 * p.fraction), again="button")
+    try:
+        done = [str(locator.whisper("base")), str(locator.piper_voice("en_US-joe-medium").model)]
+    except ModelMissingError as error:
+        raise SetupStepError(error.text) from error
     progress(0.1)
     try:
-        folder = download_weights(profile, on_progress=lambda p: progress(0.1 + 0.9 * p.fraction))
+        folder = download_weights(profile, on_progress=lambda p: progress(0.1 + 0.9 * p.fraction), again="button")
     except PolicyUnavailable as error:
         raise SetupStepError(error.message) from error
     done.append(str(folder))
@@ -378,11 +383,18 @@ class StepPage(QWizardPage):
         self._say(text)
         return text
 
-    def _show(self, render: Render) -> None:
+    def _show(self, render: Render, *, ok: bool = False) -> None:
         self.tell(render)
         if self.action is not None:
             self.action.setEnabled(True)
         self.op = None
+        wizard = self.wizard()
+        if not isinstance(wizard, SetupWizard) or wizard.currentPage() is not self:
+            return
+        if ok:  # done: Enter goes on
+            wizard.focus_forward()
+        elif self.action is not None:  # failed: Enter tries again (the message says to press it again)
+            self.action.setFocus(Qt.FocusReason.OtherFocusReason)
 
     # -- the server address (models page) ---------------------------------------------------------
 
@@ -442,9 +454,9 @@ class StepPage(QWizardPage):
 
     def _on_done(self, result: str) -> None:
         if self.title_key == "wiz_connect_title":
-            self._show(lambda L: tr("wiz_found", L, phone=result))
+            self._show(lambda L: tr("wiz_found", L, phone=result), ok=True)
         else:
-            self._show(lambda L: tr("wiz_done", L))
+            self._show(lambda L: tr("wiz_done", L), ok=True)
 
     def _on_failed(self, exc: BaseException) -> None:
         connect = self.title_key == "wiz_connect_title"
@@ -605,8 +617,9 @@ class SetupWizard(QWizard):
         ]
         for page in self.pages:
             self.addPage(page)
-            # Enter goes on from every page (Next, then Finish): no button on a page takes it for itself;
-            # the focused button is pressed with Space.
+            # Enter presses the focused button (keyPressEvent), as a screen reader says it will: each page
+            # opens with the focus on Next (Finish on the last), so Enter alone goes through the pages;
+            # a page's own buttons are pressed with Enter or Space once Tab or Shift+Tab reaches them.
             for button in page.findChildren(QPushButton):
                 button.setAutoDefault(False)
                 button.setDefault(False)
@@ -656,12 +669,17 @@ class SetupWizard(QWizard):
             return
         if page is self.language_page:
             self.language_page.radio(self.lang).setFocus(Qt.FocusReason.OtherFocusReason)
-        else:  # the page's own action (Check, Install, Download), else the button that goes on
-            action = page.action if page.action is not None and page.action.isEnabled() else None
-            last = self.nextId() == -1
-            target = action or self.button(QWizard.WizardButton.FinishButton if last else QWizard.WizardButton.NextButton)
-            target.setFocus(Qt.FocusReason.OtherFocusReason)
+        else:  # the button that goes on; the page's own action (Check, Install, Download) is a Shift+Tab away
+            self.focus_forward()
         page.read_aloud()
+
+    def forward_button(self) -> QPushButton:
+        """Next, or Finish on the last page."""
+        last = self.nextId() == -1
+        return self.button(QWizard.WizardButton.FinishButton if last else QWizard.WizardButton.NextButton)
+
+    def focus_forward(self) -> None:
+        self.forward_button().setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _say(self, text: str) -> None:
         if self._announce is not None:
@@ -678,8 +696,11 @@ class SetupWizard(QWizard):
             self.toggle_language()
         elif plain and welcome and key in _LANGUAGE_KEYS:
             self.choose_language(_LANGUAGE_KEYS[key])
-        elif plain and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):  # goes on from every page
-            if self.nextId() == -1:
+        elif plain and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            focused = self.focusWidget()  # this window's focus (what the screen reader last named in it)
+            if isinstance(focused, QPushButton) and self.isAncestorOf(focused) and focused.isEnabled():
+                focused.click()  # the focused button, as the screen reader named it (Check, Read aloud, Back...)
+            elif self.nextId() == -1:  # a language, a text field that does not take Enter: go on
                 self.button(QWizard.WizardButton.FinishButton).click()
             else:
                 self.next()

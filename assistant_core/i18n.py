@@ -30,11 +30,16 @@ class Text:
     zh: str
 
     def get(self, lang: str | None = "en", /, **kwargs: object) -> str:
-        template = self.zh if normalize_lang(lang) == "zh" else self.en
-        return template.format(**kwargs) if kwargs else template
+        """The message in `lang`; a placeholder given a Text takes that Text in the same language."""
+        zh = normalize_lang(lang) == "zh"
+        template = self.zh if zh else self.en
+        if not kwargs:
+            return template
+        return template.format(**{k: (v.zh if zh else v.en) if isinstance(v, Text) else v for k, v in kwargs.items()})
 
     def format(self, **kwargs: object) -> Text:
-        return Text(self.en.format(**kwargs), self.zh.format(**kwargs))
+        """Both languages filled in; a placeholder given a Text takes each language's own wording."""
+        return Text(self.get("en", **kwargs), self.get("zh", **kwargs))
 
     def __str__(self) -> str:
         return self.en
@@ -79,3 +84,17 @@ class Catalog:
 def catalogs() -> dict[str, Catalog]:
     """Every catalog declared by a module imported so far."""
     return dict(_CATALOGS)
+
+
+# How to try again after a failure, by where it was started: the wizard's Download button, the command line,
+# or anywhere else. Messages take it as an {again} placeholder (Text.format fills each language's own).
+RETRY = Catalog("retry", {
+    "button": ("press Download again", "再按一次“下载”"),
+    "command": ("run the command again", "再运行一次命令"),
+    "again": ("try again", "再试一次"),
+})
+
+
+def retry_hint(where: str) -> Text:
+    """RETRY's wording for "button", "command" or anything else ("try again")."""
+    return RETRY[where] if where in RETRY else RETRY["again"]

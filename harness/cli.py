@@ -2,6 +2,7 @@
 
     phonebuddy devices list                     # USB and Wi-Fi phones, their state, and what to do next
     phonebuddy devices connect HOST:PORT        # adb connect (Wi-Fi debugging, or `phonebuddy world serve`)
+    phonebuddy devices forget HOST:PORT         # stop reconnecting a remembered Wi-Fi phone
     phonebuddy devices pair HOST:PORT CODE      # wireless debugging: pair with the six-digit code, once
     phonebuddy devices info [--serial S]        # model, screen, foreground app, lock state, apps
     phonebuddy devices watch                    # say every plug, unplug and state change until Ctrl-C
@@ -32,6 +33,9 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="list phones, their state and what to do")
     connect = sub.add_parser("connect", help="adb connect HOST:PORT")
     connect.add_argument("address")
+    connect.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for the phone (default 10)")
+    forget = sub.add_parser("forget", help="forget a remembered Wi-Fi phone (HOST:PORT)")
+    forget.add_argument("address")
     pair = sub.add_parser("pair", help="pair with a phone's wireless debugging (HOST:PORT CODE)")
     pair.add_argument("address")
     pair.add_argument("code")
@@ -61,8 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return EXIT_OK if exc.code == 0 else EXIT_BAD_INPUT
     from assistant_core.types import DeviceError
-    from harness.adb import connect, list_devices, open_device
-    from harness.phonestates import instruction_for, state_instruction
+    from harness.adb import list_devices, open_device
+    from harness.adbserver import RememberedPhones
+    from harness.devicewatch import connect_wifi
+    from harness.phonestates import STATES, instruction_for, state_instruction
 
     owner = _owner(args)
     try:
@@ -83,28 +89,35 @@ def main(argv: list[str] | None = None) -> int:
         client = owner.ensure()
         if args.command == "list":
             devices = list_devices(client)
+            listed = {d.serial for d in devices}
+            silent = [a for a in RememberedPhones().load()["wifi"] if a not in listed]
             if args.json:
-                print(json.dumps([d.__dict__ for d in devices], ensure_ascii=False))
+                rows = [d.__dict__ for d in devices]
+                rows += [{"serial": a, "state": "remembered, not answering", "transport": "tcp", "model": "",
+                          "product": ""} for a in silent]
+                print(json.dumps(rows, ensure_ascii=False))
                 return EXIT_OK
             for d in devices:
                 print(f"{d.serial}\t{d.state}\t{d.transport}\t{d.model}")
-            print(instruction_for(devices).get(args.lang))
+            for address in silent:
+                print(f"{address}\tremembered, not answering\ttcp\t")
+            if silent and not [d for d in devices if d.state == "device"]:
+                print(STATES["remembered_silent"].format(address=silent[0]).get(args.lang)
+                      + f" (phonebuddy devices forget {silent[0]})")
+            else:
+                print(instruction_for(devices).get(args.lang))
             return EXIT_OK
         if args.command == "connect":
-            try:
-                serial = connect(client, args.address)
-            except DeviceError as exc:  # "failed to authenticate": the phone is waiting for "Allow"
-                serial = args.address if ":" in args.address else f"{args.address}:5555"
-                if client_state(client, serial, wait_s=1.0) != "unauthorized" and "authenticate" not in exc.detail:
-                    raise
-            state = client_state(client, serial, wait_s=3.0)
+            serial, state = connect_wifi(client, args.address, timeout=args.timeout)
             if args.json:
                 print(json.dumps({"serial": serial, "state": state}))
             else:
                 print(f"connected to {serial} ({state})")
                 if state != "device":
-                    print(state_instruction(state).get(args.lang))
+                    print(state_instruction(state, serial).get(args.lang))
             return EXIT_OK if state == "device" else EXIT_DEVICE
+        if args.command == "forget":
+            return _forget(client, args)
         device = open_device(client, args.serial)
         obs = device.observe()
         apps = device.installed_apps()
@@ -131,18 +144,20 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_DEVICE
 
 
-def client_state(client, serial: str, *, wait_s: float = 3.0) -> str:
-    """The server's state for `serial`, waiting out connecting/authorizing for up to `wait_s`."""
-    import time
-
+def _forget(client, args: argparse.Namespace) -> int:
+    """Drop a remembered Wi-Fi phone and take it off the server's list (whatever its state)."""
     from harness.adb import list_devices
+    from harness.adbserver import RememberedPhones
+    from harness.phonestates import STATES
 
-    deadline = time.monotonic() + wait_s
-    while True:
-        state = next((d.state for d in list_devices(client) if d.serial == serial), "gone")
-        if state not in ("connecting", "authorizing", "offline", "gone") or time.monotonic() >= deadline:
-            return state
-        time.sleep(0.1)
+    address = args.address.strip() if ":" in args.address else f"{args.address.strip()}:5555"
+    known = RememberedPhones().forget(address)
+    if any(d.serial == address for d in list_devices(client)):
+        client.disconnect(address)
+        known = True
+    message = STATES["forgot" if known else "not_remembered"].format(address=address)
+    print(json.dumps({"forgotten": address, "was_known": known}) if args.json else message.get(args.lang))
+    return EXIT_OK
 
 
 def _watch(owner, args: argparse.Namespace) -> int:

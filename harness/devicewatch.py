@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from assistant_core.i18n import Text
-from assistant_core.types import DeviceError
+from assistant_core.types import DeviceError, DeviceOffline
 from harness.adb import DeviceInfo
 from harness.adbserver import AdbServerOwner
 from harness.phonestates import STATES, named, state_instruction
@@ -116,7 +116,7 @@ def describe_change(previous: DeviceInfo | None, current: DeviceInfo | None, *, 
     elif previous is not None and previous.state == "device" and current.state == "offline":
         message = STATES["unplugged"]
     else:
-        message = state_instruction(current.state)
+        message = state_instruction(current.state, current.serial)
     return PhoneEvent(kind, message, current, previous.state if previous else "")
 
 
@@ -237,6 +237,46 @@ class DeviceWatcher:
 
 
 # --- wireless debugging -------------------------------------------------------------------------------
+
+
+def client_state(client, serial: str, *, wait_s: float = 3.0) -> str:
+    """The server's state for `serial`, waiting out connecting/authorizing/offline for up to `wait_s`."""
+    import time
+
+    from harness.adb import list_devices
+
+    deadline = time.monotonic() + wait_s
+    while True:
+        state = next((d.state for d in list_devices(client) if d.serial == serial), "gone")
+        if state not in ("connecting", "authorizing", "offline", "gone") or time.monotonic() >= deadline:
+            return state
+        time.sleep(0.1)
+
+
+def connect_wifi(client, address: str, *, timeout: float = 10.0, wait_s: float = 3.0) -> tuple[str, str]:
+    """`adb connect HOST:PORT` that leaves nothing dead behind: (serial, state) when the phone answered
+    (`device`, or `unauthorized` while it waits for the user's Allow). When it did not, the server's
+    `offline` entry for it is disconnected (adb keeps one after a timed-out connect, and every later
+    start would then say "unplug the cable") and DeviceOffline says why, in words: refused (the address
+    or port is wrong) or silent (not on this network, or Wireless debugging off)."""
+    from harness.adb import connect
+    from harness.adbserver import drop_if_dead
+
+    serial = address.strip() if ":" in address else f"{address.strip()}:5555"
+    try:
+        serial = connect(client, serial, timeout=timeout)
+    except DeviceOffline as exc:  # "failed to authenticate": the phone is waiting for "Allow"
+        if "authenticate" in exc.detail or client_state(client, serial, wait_s=1.0) == "unauthorized":
+            return serial, client_state(client, serial, wait_s=wait_s)
+        drop_if_dead(client, serial)
+        key = "connect_refused" if "refused" in exc.detail.lower() else "connect_silent"
+        raise type(exc)(STATES[key].format(address=serial), detail=exc.detail) from exc
+    state = client_state(client, serial, wait_s=wait_s)
+    if state in ("offline", "connecting", "gone"):
+        drop_if_dead(client, serial)
+        raise DeviceOffline(STATES["connect_silent"].format(address=serial), detail=f"state {state} after connect")
+    return serial, state
+
 
 
 def _status_block(conn) -> str:

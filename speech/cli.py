@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
 
     locator = ModelLocator(
         cache_dir=default_cache_dir(), explicit_dir=args.model_dir, allow_download=args.download,
-        progress=_print_progress if args.download else None,
+        progress=_print_progress if args.download else None, again="command",
     )
     try:
         if args.command == "transcribe":

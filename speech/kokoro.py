@@ -48,12 +48,31 @@ def voice_name(setting: str | None) -> str:
     return KOKORO_ZH_VOICES.get(setting.lower(), setting)
 
 
-class _Phonemizer:
-    """Mandarin (misaki) and English-in-Mandarin (espeak-ng) to Kokoro phonemes."""
+# Polyphones misread in a phone assistant's everyday sentences (pypinyin's phrase list has 调 as diào,
+# "to transfer", in 调大 / 调到 ..., and 长 as zhǎng before 按): (character, what the next word starts
+# with) -> the reading.
+_POLYPHONES: dict[tuple[str, str], str] = {
+    **{("调", after): "tiao2" for after in "大小高低到成为亮暗快慢回"},
+    ("长", "按"): "chang2",
+}
 
-    def __init__(self, cache_dir: Path | None = None):
+
+class _Phonemizer:
+    """Mandarin (misaki's pinyin-to-IPA, with our word-level tone sandhi and polyphone fixes) and
+    English-in-Mandarin (espeak-ng) to Kokoro phonemes.
+
+    misaki's legacy path (what Kokoro v1.0 was trained on) looks each jieba word up in pypinyin and stops
+    there: no third-tone sandhi (晚点 read wǎn diǎn, not wán diǎn: heard back as 五文点), and 调大 read
+    diào dà. Here the words are tagged (jieba.posseg), pypinyin's readings get the few polyphone fixes
+    above, then the tone sandhi rules misaki ships for its newer front end (PaddleSpeech's ToneSandhi:
+    3-3 → 2-3, 不 and 一, neutral tones) before the same pinyin-to-IPA mapping. `sandhi=False` is the
+    plain legacy path (bench/bench_voice_zh.py compares the two)."""
+
+    def __init__(self, cache_dir: Path | None = None, *, sandhi: bool = True):
         self._zh = None
         self._en = None
+        self._sandhi = None
+        self.use_sandhi = sandhi
         self._cache_dir = cache_dir
         self._lock = threading.Lock()
 
@@ -71,6 +90,9 @@ class _Phonemizer:
             from misaki.zh import ZHG2P
 
             self._zh = ZHG2P()  # v1.0's legacy path: the phoneme style the v1.0 Mandarin voices learnt
+            from misaki.tone_sandhi import ToneSandhi
+
+            self._sandhi = ToneSandhi()
 
     def english(self, word: str) -> str:
         if self._en is None:
@@ -99,8 +121,38 @@ class _Phonemizer:
         assert self._zh is not None
         if not text.strip():
             return ""
-        phonemes, _ = self._zh(text)
-        return phonemes
+        if not self.use_sandhi:
+            phonemes, _ = self._zh(text)
+            return phonemes
+        import cn2an
+        from misaki.zh import ZHG2P
+
+        text = ZHG2P.map_punctuation(cn2an.transform(text, "an2cn"))
+        out = []
+        for run in re.findall(f"[{_HAN}]+|[^{_HAN}]+", text):
+            out.append(self._han_run(run) if re.match(f"[{_HAN}]", run) else run)
+        return "".join(out).replace(chr(815), "")
+
+    def _han_run(self, run: str) -> str:
+        """One run of Chinese characters: words, readings, polyphone fixes, tone sandhi, IPA."""
+        import jieba.posseg
+        from misaki.zh import ZHG2P
+        from pypinyin import Style, lazy_pinyin
+
+        assert self._sandhi is not None
+        words = self._sandhi.pre_merge_for_modify([(w.word, w.flag) for w in jieba.posseg.cut(run)])
+        ipa = []
+        for i, (word, pos) in enumerate(words):
+            readings = lazy_pinyin(word, style=Style.TONE3, neutral_tone_with_five=True)
+            following = words[i + 1][0] if i + 1 < len(words) else ""
+            for j, char in enumerate(word):
+                after = word[j + 1] if j + 1 < len(word) else following[:1]
+                fixed = _POLYPHONES.get((char, after))
+                if fixed and j < len(readings):
+                    readings[j] = fixed
+            readings = self._sandhi.modified_tone(word, pos, readings)
+            ipa.append("".join(ZHG2P.py2ipa(py) for py in readings))
+        return " ".join(ipa)
 
 
 class KokoroEngine:
@@ -192,7 +244,8 @@ class KokoroEngine:
             try:
                 self._session = ort.InferenceSession(str(files.model), options, providers=["CPUExecutionProvider"])
             except Exception as error:  # onnxruntime raises its own (non-standard) exception types
-                self._missing = ModelMissingError(MESSAGES["model_load_failed"].format(path=files.model, reason=error))
+                log.warning("Kokoro in %s did not load: %s", files.model, error)
+                self._missing = ModelMissingError(MESSAGES["model_load_failed"].format(path=files.model))
                 raise self._missing from error
             self._files = files
             self._styles[files.voice_name] = _read_style(files.voice)

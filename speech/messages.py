@@ -17,8 +17,14 @@ MESSAGES = Catalog(
             "这台电脑上没有语音模型“{name}”。已查找：{places}。请联网一次以便下载，或把模型复制到 {cache}。",
         ),
         "model_offline": (
-            "The speech model '{name}' must be downloaded, but the internet cannot be reached ({reason}).",
-            "需要下载语音模型“{name}”，但无法连接互联网（{reason}）。",
+            "I can't reach the internet to download the speech model '{name}'. Check the connection, then {again}; "
+            "what is already downloaded is kept.",
+            "我连不上互联网，无法下载语音模型“{name}”。请检查网络连接，然后{again}；已经下载的部分会保留。",
+        ),
+        "model_no_downloader": (
+            "The speech model '{name}' must be downloaded, but this installation has no download part. Reinstall "
+            "PhoneBuddy with its speech part, or copy the model onto this computer.",
+            "需要下载语音模型“{name}”，但这次安装缺少下载功能。请重新安装带语音部分的手机助手，或把模型复制到这台电脑上。",
         ),
         "model_size_mismatch": (
             "The speech model file {path} is damaged or incomplete ({got} bytes, expected {want}). "
@@ -35,8 +41,9 @@ MESSAGES = Catalog(
             "未知的语音模型“{name}”。可选：{choices}。",
         ),
         "model_load_failed": (
-            "The speech model in {path} could not be loaded: {reason}",
-            "无法加载 {path} 中的语音模型：{reason}",
+            "The speech model in {path} could not be loaded: it may be damaged or incomplete. Download it again "
+            "from the setup (caregiver settings, F12).",
+            "无法加载 {path} 中的语音模型：它可能已损坏或不完整。请在设置向导（照护者设置，F12）里重新下载。",
         ),
         "no_microphone": (
             "No microphone was found. Plug one in, or choose a WAV file to listen to instead.",

@@ -207,6 +207,7 @@ class ModelLocator:
     progress: Callable[[DownloadProgress], None] | None = None
     use_wheels: bool = True
     endpoint: str | None = None  # a hub mirror (e.g. for users in mainland China); None = the default
+    again: str = "again"  # how the user retries a failed download: "button", "command" (assistant_core.i18n.RETRY)
 
     # ----- Whisper -------------------------------------------------------------------------------------
     def whisper(self, name: str) -> Path:
@@ -412,17 +413,22 @@ class ModelLocator:
         try:
             from huggingface_hub import HfApi
         except ImportError as error:  # the speech extra is not installed
-            raise ModelMissingError(MESSAGES["model_offline"].format(name=name, reason=error)) from error
+            raise ModelMissingError(MESSAGES["model_no_downloader"].format(name=name)) from error
         try:
             infos = HfApi(endpoint=self.endpoint).get_paths_info(repo, list(paths))
         except _network_errors() as error:
-            raise ModelMissingError(
-                MESSAGES["model_offline"].format(name=name, reason=type(error).__name__)
-            ) from error
+            raise self._offline(name, error) from error
         found = [RemoteFile(info.path, int(info.size)) for info in infos if getattr(info, "size", None) is not None]
         if not found:
             raise ModelMissingError(MESSAGES["model_unknown"].format(name=name, choices=", ".join(WHISPER_REPOS)))
         return found
+
+    def _offline(self, name: str, error: BaseException) -> ModelMissingError:
+        """The hub could not be reached: plain words and how to try again (the error itself goes to the log)."""
+        from assistant_core.i18n import retry_hint
+
+        log.info("downloading %s: the hub could not be reached: %s: %s", name, type(error).__name__, error)
+        return ModelMissingError(MESSAGES["model_offline"].format(name=name, again=retry_hint(self.again)))
 
     def _download(self, repo: str, files: Sequence[RemoteFile], target: Path, name: str, *, flat: bool) -> None:
         """Download `files` into `target` (resuming partial files), report progress, check sizes, mark done."""
@@ -439,9 +445,7 @@ class ModelLocator:
                     hf_hub_download(repo, remote.path, local_dir=staging, tqdm_class=report, endpoint=self.endpoint)
                 )
             except _network_errors() as error:
-                raise ModelMissingError(
-                    MESSAGES["model_offline"].format(name=name, reason=type(error).__name__)
-                ) from error
+                raise self._offline(name, error) from error
             size = got.stat().st_size
             if size != remote.size:
                 got.unlink(missing_ok=True)

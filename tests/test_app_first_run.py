@@ -348,3 +348,102 @@ def test_no_phone_attached_offers_the_simulated_phone(qtbot, monkeypatch, lang):
     qtbot.waitUntil(lambda: window.mirror.frames_shown > 0, timeout=20_000)  # its screen is on show
     process(50)
     window.shutdown()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_wizard_waits_for_the_voice_question_and_our_voice_stays_silent_meanwhile(qtbot, tmp_path, lang):
+    """Issue 29: with a screen reader running, "Which voice?" is asked first; the wizard opens (and its
+    welcome is read) only once it is answered, and until then the announcer leaves speech to the reader."""
+    from app.agent import AgentChoice, AgentKind
+    from app.first_run import FirstRun, start
+    from app.main_window import AppServices, MainWindow
+    from app.phone import open_simulated
+    from app.screen_reader import SpeechChannel
+    from assistant_core.history import HistoryStore
+    from tests.app_fixtures import process
+
+    services = AppServices(history=HistoryStore.in_memory(), simulated_phone=lambda lg: open_simulated(lg),
+                           extra={"detect_screen_reader": lambda: "Orca"})
+    window = MainWindow(lang=lang, services=services, phone=open_simulated(lang), agent=AgentChoice(AgentKind.DEMO))
+    qtbot.addWidget(window)
+    window.show()
+    start(window, first_run=FirstRun(tmp_path), env={"PHONEBUDDY_FIRST_RUN": "1"})
+    process(400)
+    dialog = window.channel_dialog
+    assert dialog is not None and dialog.isVisible()
+    assert getattr(window, "setup_wizard", None) is None  # not opened behind the question
+    assert window.announcer.channel == "screen_reader"  # our voice silent until it is answered
+    welcome = tr("wiz_welcome_title", lang)
+    assert not any(welcome in a.text for a in window.announcer.log)
+    dialog.choose(SpeechChannel.OWN_VOICE)
+    qtbot.waitUntil(lambda: getattr(window, "setup_wizard", None) is not None and window.setup_wizard.isVisible(),
+                    timeout=5000)
+    assert window.announcer.channel == "own_voice"
+    texts = [a.text for a in window.announcer.log]
+    asked = next(i for i, t in enumerate(texts) if t == dialog.question.text())
+    assert any(welcome in t for t in texts[asked + 1:])
+    window.setup_wizard.close()
+
+
+@pytest.mark.slow
+def test_a_low_confidence_spoken_next_in_the_wizard_is_read_back_not_dropped(qtbot, tmp_path):
+    """Issue 29: "Next." in our own voice (piper) in a noisy room, heard by the real Whisper base with a
+    confidence under the repeat threshold, was answered "I did not hear anything". Now it is read back
+    ("Did you say: Next!?"), and a spoken yes goes on."""
+    import numpy as np
+
+    from app.voice import WhisperTranscription
+    from speech.audio import ASR_RATE, resample, write_wav
+    from tests.speech_fixtures import base_transcriber, piper_engine
+
+    def our_voice(text: str, noise_db: float | None = None, seed: int = 0) -> np.ndarray:
+        chunk = piper_engine().synthesize(text, "en")
+        samples = resample(chunk.samples, chunk.sample_rate, ASR_RATE)
+        samples = np.concatenate([np.zeros(ASR_RATE // 2, np.float32), samples, np.zeros(ASR_RATE // 2, np.float32)])
+        if noise_db is not None:  # a noisy room
+            power = float(np.mean(samples[np.abs(samples) > 1e-3] ** 2))
+            noise = np.random.default_rng(seed).normal(0, np.sqrt(power / 10 ** (noise_db / 10)), len(samples))
+            samples = samples + noise.astype(np.float32)
+        return samples
+
+    wav = tmp_path / "said.wav"
+    transcriber = WhisperTranscription(base_transcriber())
+    window = make_window(qtbot, services=AppServices(voice_input=WavFileVoice(wav), transcriber=transcriber))
+    contacts, apps = window._phone_names()  # the hotwords the window gives the recogniser
+    transcriber.set_phone_names(contacts=contacts, apps=apps)
+    repeat_below = base_transcriber().settings.repeat_below
+
+    def unsure_next() -> bool:
+        """This recording of "Next." is one the recogniser is unsure of, and still hears as next."""
+        transcriber(wav, "en")
+        t = transcriber.last
+        return (t.retried or t.confidence < repeat_below) and "next" in t.text.lower()
+
+    for seed in range(40):  # the noise that makes it unsure (the same search finds the same noise every run)
+        write_wav(wav, our_voice("Next.", noise_db=-5, seed=seed), ASR_RATE)
+        if unsure_next():
+            break
+    else:
+        pytest.fail("no noisy recording of 'Next.' left the recogniser unsure")
+    wizard = _wizard(qtbot, window)
+    wizard.next()
+    assert wizard.currentId() == 1
+
+    def say(samples=None) -> None:
+        if samples is not None:
+            write_wav(wav, samples, ASR_RATE)
+        before = len(window.announcer.log)
+        wizard.toggle_voice()
+        wizard.toggle_voice()
+        qtbot.waitUntil(lambda: window.state != "state_transcribing" and len(window.announcer.log) > before + 1,
+                        timeout=60_000)
+        process(100)
+
+    say()
+    heard = transcriber.last
+    spoken = _spoken(window)
+    assert tr("heard_nothing", "en") not in spoken, heard.to_dict()
+    assert spoken[-1] == tr("did_you_say", "en", text=heard.text) and "next" in heard.text.lower(), heard.to_dict()
+    assert wizard.currentId() == 1  # not acted on before the yes
+    say(our_voice("Yes."))
+    qtbot.waitUntil(lambda: wizard.currentId() == 2, timeout=10_000)

@@ -82,9 +82,53 @@ def test_enter_goes_on_from_every_wizard_page(qtbot, lang):
         page = wizard.currentPage()
         visited.append(wizard.currentId())
         focused = wizard.focusWidget()  # the wizard's own, whichever window the test run left active
-        if page is not wizard.language_page and page.action is not None:
-            assert focused is page.action  # focus on the page's own action
+        if page is not wizard.language_page:
+            assert focused is wizard.forward_button()  # Next (Finish on the last page): Enter goes on
         qtbot.keyClick(focused or wizard, Qt.Key.Key_Return)
         qtbot.wait(50)
     assert visited == list(range(len(wizard.pages)))
     assert not wizard.isVisible() and wizard.result() == int(wizard.DialogCode.Accepted)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_enter_presses_the_focused_button_not_next(qtbot, lang):
+    """Issue 29: Enter on a focused page button (Check, Read aloud, Back) presses that button; the page
+    stays. After a check that worked the focus is on Next again; after one that failed, on Check."""
+    said: list[str] = []
+    checks: list[int] = []
+    outcome = {"ok": False}
+
+    def check() -> str:
+        checks.append(1)
+        if not outcome["ok"]:
+            raise RuntimeError("no phone")
+        return "Pixel 7"
+
+    wizard = SetupWizard(lang=lang, announce=said.append, actions=SetupActions(
+        check_phone=check, install_ime=lambda apk: "ime", download=lambda progress: "models"))
+    qtbot.addWidget(wizard)
+    wizard.show()
+    qtbot.waitExposed(wizard)
+    wizard.activateWindow()
+    wizard.next()
+    wizard.next()
+    page = wizard.currentPage()
+    assert page.action is not None and wizard.focusWidget() is wizard.forward_button()
+    page.action.setFocus()
+    qtbot.keyClick(page.action, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: page.op is None and page.action.isEnabled(), timeout=5000)
+    assert checks == [1] and wizard.currentPage() is page  # pressed Check, did not go on
+    assert wizard.focusWidget() is page.action  # failed: Enter tries again
+    outcome["ok"] = True
+    qtbot.keyClick(page.action, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: page.op is None and page.action.isEnabled(), timeout=5000)
+    assert checks == [1, 1] and wizard.currentPage() is page
+    assert wizard.focusWidget() is wizard.forward_button()  # worked: Enter goes on
+    before = len(said)
+    page.speak.setFocus()
+    qtbot.keyClick(page.speak, Qt.Key.Key_Return)
+    assert wizard.currentPage() is page and said[before:] == [page.spoken()]  # read aloud, still here
+    back = wizard.button(wizard.WizardButton.BackButton)
+    back.setFocus()
+    qtbot.keyClick(back, Qt.Key.Key_Return)
+    assert wizard.currentId() == 1  # Back, not Next

@@ -38,9 +38,14 @@ def test_missing_weights_offline_give_the_clear_message(tmp_path):
 
 
 def test_download_while_offline_is_refused_with_the_message(tmp_path):
-    with pytest.raises(PolicyUnavailable, match="no internet connection"):
+    with pytest.raises(PolicyUnavailable, match="set to stay offline") as info:
         download_weights("phonebuddy-0.8b", cache_dir=tmp_path)
     assert not any(tmp_path.iterdir())  # nothing was written
+    assert "run the command again" in info.value.message.en and "再运行一次命令" in info.value.message.zh
+    with pytest.raises(PolicyUnavailable) as info:  # from the wizard's button: press it again
+        download_weights("phonebuddy-0.8b", cache_dir=tmp_path, again="button")
+    assert "press Download again" in info.value.message.en and "再按一次“下载”" in info.value.message.zh
+    assert "command" not in info.value.message.en
 
 
 def test_a_local_folder_works_offline(tiny_qwen3_vl, tmp_path):
@@ -80,7 +85,7 @@ def test_models_cli(tiny_qwen3_vl, tmp_path):
     missing = run_models("where", "phonebuddy-4b", "--cache-dir", str(tmp_path))
     assert missing.returncode == 1 and "phonebuddy models download phonebuddy-4b" in missing.stderr
     zh = run_models("download", "phonebuddy-4b", "--cache-dir", str(tmp_path), "--lang", "zh")
-    assert zh.returncode == 1 and "没有网络" in zh.stderr
+    assert zh.returncode == 1 and "不联网" in zh.stderr and "再运行一次命令" in zh.stderr
     here = run_models("where", "qwen3-vl-4b", "--dir", str(tiny_qwen3_vl))
     assert here.returncode == 0 and here.stdout.strip() == str(tiny_qwen3_vl)
     unknown = run_models("where", "gpt-99")

@@ -79,7 +79,12 @@ def test_confidence_and_status():
     assert confidence_of([], 1.0, True) == 0.0
     assert status_of("open settings", sure, settings) is TranscriptStatus.OK
     assert status_of("open settings", 0.3, settings) is TranscriptStatus.CONFIRM
-    assert status_of("open settings", 0.1, settings) is TranscriptStatus.REPEAT
+    # Under repeat_below a short command is still read back ("Did you say open settings?"), never claimed
+    # unheard (issue 29); a long sentence, or a short one below the floor, is asked again.
+    assert status_of("open settings", 0.1, settings) is TranscriptStatus.CONFIRM
+    assert status_of("下一步", 0.1, settings) is TranscriptStatus.CONFIRM
+    assert status_of("open settings", 0.03, settings) is TranscriptStatus.REPEAT
+    assert status_of("please open the settings and turn the wifi on", 0.1, settings) is TranscriptStatus.REPEAT
     assert status_of("", 0.99, settings) is TranscriptStatus.REPEAT
 
 

@@ -121,4 +121,11 @@ def test_an_unreachable_hub_fails_fast_and_clearly(tmp_path, monkeypatch):
     with pytest.raises(ModelMissingError) as caught:
         loc.whisper("small")
     assert time.monotonic() - started < 20
-    assert "internet cannot be reached" in caught.value.text.en
+    assert "I can't reach the internet to download the speech model 'small'" in caught.value.text.en
+    assert "then try again" in caught.value.text.en and "再试一次" in caught.value.text.zh
+    assert "Error" not in caught.value.text.en and "Errno" not in caught.value.text.en
+    button = ModelLocator(cache_dir=tmp_path, allow_download=True, use_wheels=False, endpoint="http://127.0.0.1:9",
+                          again="button")
+    with pytest.raises(ModelMissingError) as caught:
+        button.whisper("small")
+    assert "press Download again" in caught.value.text.en and "再按一次“下载”" in caught.value.text.zh

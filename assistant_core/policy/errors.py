@@ -23,9 +23,21 @@ MESSAGES = Catalog("policy", {
         "Not enough free disk space for {title}: it needs about {need:.1f} GB, {free:.1f} GB are free in {where}.",
         "磁盘空间不足，放不下 {title}：需要约 {need:.1f} GB，{where} 只剩 {free:.1f} GB。"),
     "download_failed": (
-        "Downloading {title} failed: {detail}. The files already downloaded are kept; run the command again to "
-        "continue.",
-        "下载 {title} 失败：{detail}。已经下载好的文件会保留，再运行一次命令即可继续。"),
+        "Downloading {title} stopped: {reason}. What is already downloaded is kept; {again} to continue.",
+        "下载 {title} 中断了：{reason}。已经下载的部分会保留；{again}即可继续。"),
+    "no_internet": (
+        "I can't reach the internet to download {title}. Check the connection, then {again}; what is already "
+        "downloaded is kept.",
+        "我连不上互联网，无法下载 {title}。请检查网络连接，然后{again}；已经下载的部分会保留。"),
+    "offline_download": (
+        "{title} is not downloaded yet, and this computer is set to stay offline (HF_HUB_OFFLINE). Connect to the "
+        "internet, turn that setting off, then {again}; or copy the model folder here and choose it in Settings.",
+        "{title} 还没有下载，而这台电脑被设置为不联网（HF_HUB_OFFLINE）。请联网并关闭这个设置，然后{again}；"
+        "或者把模型文件夹复制过来，在设置中选择它。"),
+    "reason_server": ("the model site answered with an error", "模型网站返回了错误"),
+    "reason_not_found": ("the model site does not have this model", "模型网站上没有这个模型"),
+    "reason_disk": ("the files could not be written to this computer's disk", "文件无法写入这台电脑的磁盘"),
+    "reason_other": ("the download was interrupted", "下载被打断了"),
     "no_gpu": (
         "{quant} needs a CUDA graphics card, and none was found. On this computer use fp32 or nf4.",
         "{quant} 需要 CUDA 显卡，但没有找到。在这台电脑上请使用 fp32 或 nf4。"),

@@ -1,7 +1,8 @@
 """`phonebuddy models ...`: download or locate model weights.
 
     phonebuddy models download phonebuddy-4b [--dir FOLDER] [--cache-dir DIR] [--revision REV] [--lang zh]
-        downloads through huggingface_hub with progress (checks disk space; run again after a failure to continue)
+        downloads through huggingface_hub with progress (checks disk space; run again after a failure to continue;
+        a failure is said in plain words: "I can't reach the internet to download …")
     phonebuddy models where phonebuddy-4b [--dir FOLDER]    prints the folder, or why it is not there (exit 1)
     phonebuddy models list                                  profiles and whether their weights are here
 """
@@ -63,6 +64,6 @@ def main(argv: list[str] | None = None) -> int:
         print(file=sys.stderr)
         print(path)
         return 0
-    except PolicyUnavailable as error:
-        print(f"error: {error.message.get(args.lang)}", file=sys.stderr)
+    except PolicyUnavailable as error:  # plain words with the next step; the hub's own error is in the log
+        print(error.message.get(args.lang), file=sys.stderr)
         return 1

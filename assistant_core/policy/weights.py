@@ -6,7 +6,9 @@
 - `download_weights(profile, ..., on_progress=None) -> Path`: through huggingface_hub's snapshot_download,
   into the user's cache (or `local_dir`). Checks free disk space first, reports byte progress to
   `on_progress(DownloadProgress)`; a dropped connection is retried by huggingface_hub, and running the
-  download again after a failure skips the files already complete. Hub errors become `PolicyUnavailable`.
+  download again after a failure skips the files already complete. Hub errors become `PolicyUnavailable`
+  in plain words ("I can't reach the internet to download …"), with how to try again from where the user
+  is (`again="command"` or `"button"`).
 - `endpoint`: another hub (a mirror, or a local one in tests).
 """
 
@@ -19,7 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from assistant_core.policy.errors import PolicyUnavailable, unavailable
+from assistant_core.i18n import retry_hint
+from assistant_core.policy.errors import MESSAGES, PolicyUnavailable, unavailable
 from assistant_core.policy.profiles import ModelProfile, get_profile
 
 log = logging.getLogger(__name__)
@@ -128,10 +131,14 @@ def _progress_class(callback: Callable[[DownloadProgress], None]):
 def download_weights(profile: str | ModelProfile | None = None, *, local_dir: str | Path | None = None,
                      cache_dir: str | Path | None = None, revision: str | None = None,
                      on_progress: Callable[[DownloadProgress], None] | None = None,
-                     endpoint: str | None = None) -> Path:
+                     endpoint: str | None = None, again: str = "command") -> Path:
     """Download (or finish downloading) the weights of `profile`; returns the folder. `endpoint`: another
-    hub (a mirror such as https://hf-mirror.com, or a local one); default: the hub's own setting."""
+    hub (a mirror such as https://hf-mirror.com, or a local one); default: the hub's own setting.
+    A failure is PolicyUnavailable in plain words with the next step; `again` says how the user tries
+    again from where they are ("command": run the command again; "button": press Download again). The
+    hub's own error (class, errno) goes to the log and to `.detail`, never into the message."""
     prof = get_profile(profile)
+    hint = retry_hint(again)
     target = Path(local_dir) if local_dir else Path(cache_dir) if cache_dir else default_cache_dir()
     if local_dir and is_model_folder(Path(local_dir)):
         log.info("%s already holds a model; checking for missing files", local_dir)
@@ -139,7 +146,7 @@ def download_weights(profile: str | ModelProfile | None = None, *, local_dir: st
         try:
             return locate_weights(prof, local_dir=local_dir, cache_dir=cache_dir)
         except PolicyUnavailable:
-            raise unavailable("offline", title=prof.title.en, name=prof.name) from None
+            raise unavailable("offline_download", title=prof.title.en, again=hint) from None
     check_disk_space(prof, target)
     from huggingface_hub import snapshot_download
     from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, OfflineModeIsEnabled
@@ -154,10 +161,43 @@ def download_weights(profile: str | ModelProfile | None = None, *, local_dir: st
     try:
         path = Path(snapshot_download(prof.repo_id, **kwargs))
     except OfflineModeIsEnabled:
-        raise unavailable("offline", title=prof.title.en, name=prof.name) from None
+        raise unavailable("offline_download", title=prof.title.en, again=hint) from None
     except (HfHubHTTPError, LocalEntryNotFoundError, OSError, ValueError) as error:
-        raise unavailable("download_failed", title=prof.title.en,
-                          detail=f"{type(error).__name__}: {error}"[:300]) from error
+        detail = f"{type(error).__name__}: {error}"[:300]
+        log.info("downloading %s failed: %s", prof.repo_id, detail)
+        reason = download_failure(error)
+        if reason == "no_internet":
+            raise unavailable("no_internet", title=prof.title.en, again=hint, detail=detail) from error
+        raise unavailable("download_failed", title=prof.title.en, reason=MESSAGES[reason], again=hint,
+                          detail=detail) from error
     if not is_model_folder(path):
         raise unavailable("bad_folder", where=str(path), detail="the download holds no config.json and weights")
     return path
+
+
+def download_failure(error: BaseException) -> str:
+    """Which plain reason a hub download error is: "no_internet" (the hub could not be reached: no
+    connection, no name resolution, refused, timed out; the hub library reports all of these as
+    LocalEntryNotFoundError when nothing is cached), or a MESSAGES reason key."""
+    import errno
+    import socket
+
+    from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError, RepositoryNotFoundError
+
+    chain: list[BaseException] = []
+    seen: BaseException | None = error
+    while seen is not None and seen not in chain:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    names = " ".join(type(e).__name__ for e in chain)
+    if isinstance(error, LocalEntryNotFoundError) or any(
+            isinstance(e, ConnectionError | socket.gaierror | TimeoutError) for e in chain) or any(
+            word in names for word in ("ConnectError", "ConnectTimeout", "ReadTimeout", "NetworkError")):
+        return "no_internet"
+    if isinstance(error, RepositoryNotFoundError):
+        return "reason_not_found"
+    if isinstance(error, HfHubHTTPError):
+        return "reason_server"
+    if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EACCES, errno.EROFS, errno.EDQUOT):
+        return "reason_disk"
+    return "reason_other"
