@@ -138,11 +138,13 @@ class EnvSettings:
     thoughts: Thoughts = field(default_factory=Thoughts)
 
     def task(self, task_id: str) -> Any:
-        if task_id in self.extra_tasks:
-            return self.extra_tasks[task_id]
         from harness.phoneworld.tasks import registry
+        from harness.phoneworld.tasks.base import refuse_heldout
 
-        return registry.get(task_id)
+        if task_id in self.extra_tasks:
+            refuse_heldout(self.extra_tasks[task_id], "GRPO")  # the held-out split is for evaluation only
+            return self.extra_tasks[task_id]
+        return registry.get(task_id)  # refuses held-out ids (HeldOutTaskError)
 
 
 class PhoneWorldEnv:

@@ -63,6 +63,8 @@ class Trajectory:
     success: bool | None
     sensitive_events: tuple[Any, ...] = ()
     error: str = ""
+    side_effects: tuple[str, ...] = ()  # what else changed on the phone (harness.phoneworld.sideeffects)
+    verified: bool | None = None  # the task's verifier alone; `success` also needs no side effects
 
     def actions(self) -> list[Action]:
         """Every action done on the phone, the user's PIN taps included (what a replay needs)."""
@@ -79,6 +81,8 @@ class Trajectory:
             "language": self.language,
             "instruction": self.instruction,
             "success": self.success,
+            "verified": self.verified,
+            "side_effects": list(self.side_effects),
             "steps": len(self.steps),
         }
         if with_steps:
@@ -133,7 +137,7 @@ class _Run:
 
 
 def _start(task_id: str, seed: int, language: str, world: Any, params: Any) -> _Run:
-    task = registry.get(task_id)
+    task = registry.get_any(task_id)
     if params is None and world is not None and getattr(world, "task", None) is task:
         params = world.task_params  # a TaskWorld of this task knows its episode's params
     if params is None:
@@ -187,10 +191,15 @@ def iter_solve(
         yield step
         if run.done:
             break
-    success = run.task.is_successful(world, run.params) if world is not None else None
+    verified = run.task.is_successful(world, run.params) if world is not None else None
+    effects: tuple[str, ...] = ()
+    if world is not None and hasattr(world, "side_effects") and getattr(world, "task", None) is run.task:
+        effects = tuple(world.side_effects(language))
+    success = None if verified is None else bool(verified) and not effects
     events = tuple(getattr(world, "sensitive_events", ()) or ()) if world is not None else ()
     instruction = run.task.instruction(run.params).get(language)
-    return Trajectory(task_id, seed, language, instruction, run.params, tuple(run.steps), success, events, error)
+    return Trajectory(task_id, seed, language, instruction, run.params, tuple(run.steps), success, events, error,
+                      effects, verified)
 
 
 def solve(

@@ -20,6 +20,7 @@ from typing import Any
 
 from harness.phoneworld.tasks import registry
 from harness.phoneworld.tasks.base import (
+    HeldOutTaskError,
     SafetyTask,
     Task,
     TaskCategory,
@@ -30,6 +31,7 @@ from harness.phoneworld.tasks.base import (
 )
 
 __all__ = [
+    "HeldOutTaskError",
     "SafetyTask",
     "Task",
     "TaskCategory",
@@ -51,5 +53,5 @@ def make_world(task_id: str, seed: int = 0, language: str = "en", *, params: Any
     """
     from harness.phoneworld.tasks.episode import TaskWorld  # the engine loads only when a world is wanted
 
-    world = TaskWorld(registry.get(task_id), seed=seed, language=language, params=params)
+    world = TaskWorld(registry.get_any(task_id), seed=seed, language=language, params=params)
     return world, world.task_params
