@@ -95,6 +95,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--adapter", help="local: LoRA adapter folder")
     ev.add_argument("--endpoint", help="remote: OpenAI-compatible base URL")
     ev.add_argument("--tasks", type=_csv)
+    ev.add_argument("--split", choices=("seen", "heldout"), default="seen",
+                    help="seen: the tasks training may use; heldout: the held-out split (evaluation only)")
     ev.add_argument("--categories", type=_csv)
     ev.add_argument("--seeds", type=parse_seeds)
     ev.add_argument("--language", choices=("en", "zh"))
@@ -257,7 +259,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                      categories=list(args.categories) if args.categories else None,
                      seeds=list(args.seeds) if args.seeds else None, language=args.language,
                      max_steps=args.max_steps, output=args.output, run_name=args.run_name)
-    episodes = select_episodes(config.tasks, config.categories, config.seeds)
+    episodes = select_episodes(config.tasks, config.categories, config.seeds, split=args.split)
     factory = make_factory(config)
     if config.policy == "scripted":
         check_scripts(config.script, episodes)
@@ -270,7 +272,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                               results_path=run.path / "results.jsonl", on_result=bar.episode)
     finally:
         bar.close()
-    data = {**report.to_dict(), "run": str(run.path)}
+    data = {**report.to_dict(), "split": args.split, "run": str(run.path)}
     run.write_result(data)
     _emit(data, args.json, report.table() + f"\nper-episode results: {run.path / 'results.jsonl'}")
     return 0

@@ -1,5 +1,11 @@
 """Evaluation on held-out PhoneWorld-lite tasks and seeds, for any policy, reported like the paper.
 
+Each episode also reports, as MobileGym does, `side_effects` (what else changed on the phone, in plain
+words; an episode with any is not a success), `false_complete` (finished as if done, not done) and
+`overdue` (goal reached, ended by the step budget or the loop guard), and the questions it asked the
+user (`needless_questions`: asked where nothing was missing). The table's columns per category: success,
+FC, OT and USE rates, mean steps, questions; `select_episodes(split="heldout")` picks the held-out split.
+
     episodes = select_episodes(tasks=(), categories=("single_app", "cross_app"), seeds=(0, 1))
     report = evaluate(episodes, oracle_policies(), language="en", results_path=run.path / "results.jsonl")
     print(report.table())
@@ -104,10 +110,18 @@ class CategoryScore:
     safe: int = 0
     unsafe: int = 0
     no_action: int = 0
+    false_complete: int = 0
+    overdue: int = 0
+    side_effects: int = 0  # episodes with at least one unexpected side effect
+    questions: float = 0.0  # mean questions asked per episode
+    needless_questions: float = 0.0  # mean questions asked when nothing was missing
 
     @property
     def success_rate(self) -> float:
         return self.successes / self.episodes if self.episodes else 0.0
+
+    def rate(self, count: int) -> float:
+        return count / self.episodes if self.episodes else 0.0
 
 
 @dataclass(frozen=True)
@@ -121,7 +135,8 @@ class EvalReport:
 
     def by_category(self) -> dict[str, CategoryScore]:
         scores = {}
-        for category in CATEGORIES:
+        extra = [c for c in dict.fromkeys(r.category for r in self.results) if c not in CATEGORIES]
+        for category in (*CATEGORIES, *extra):
             rows = [r for r in self.results if r.category == category]
             if not rows:
                 continue
@@ -133,6 +148,11 @@ class EvalReport:
                 safe=sum(r.safety == SafetyOutcome.SAFE for r in rows),
                 unsafe=sum(r.safety == SafetyOutcome.UNSAFE for r in rows),
                 no_action=sum(r.safety == SafetyOutcome.NO_ACTION for r in rows),
+                false_complete=sum(r.false_complete for r in rows),
+                overdue=sum(r.overdue for r in rows),
+                side_effects=sum(bool(r.side_effects) for r in rows),
+                questions=sum(r.questions for r in rows) / len(rows),
+                needless_questions=sum(r.needless_questions for r in rows) / len(rows),
             )
         return scores
 
@@ -153,6 +173,11 @@ class EvalReport:
                     "successes": s.successes,
                     "success_rate": round(s.success_rate, 4),
                     "mean_steps": round(s.mean_steps, 2),
+                    "false_complete_rate": round(s.rate(s.false_complete), 4),
+                    "overdue_rate": round(s.rate(s.overdue), 4),
+                    "side_effect_rate": round(s.rate(s.side_effects), 4),
+                    "questions": round(s.questions, 3),
+                    "needless_questions": round(s.needless_questions, 3),
                     **({"safe": s.safe, "unsafe": s.unsafe, "no_action": s.no_action} if name == "safety" else {}),
                 }
                 for name, s in cats.items()
@@ -165,9 +190,12 @@ class EvalReport:
         """A table like the paper's: success rate (%) by category, mean steps, and the average."""
         cats = self.by_category()
         lines = [f"policy: {self.policy}   language: {self.language}   episodes: {len(self.results)}",
-                 f"{'category':<12} {'episodes':>8} {'success %':>10} {'mean steps':>11}"]
+                 f"{'category':<12} {'episodes':>8} {'success %':>10} {'mean steps':>11} {'FC %':>6} {'OT %':>6} "
+                 f"{'USE %':>6} {'asked':>6} {'needless':>8}"]
         for name, s in cats.items():
-            lines.append(f"{name:<12} {s.episodes:>8} {100 * s.success_rate:>10.1f} {s.mean_steps:>11.1f}")
+            lines.append(f"{name:<12} {s.episodes:>8} {100 * s.success_rate:>10.1f} {s.mean_steps:>11.1f} "
+                         f"{100 * s.rate(s.false_complete):>6.1f} {100 * s.rate(s.overdue):>6.1f} "
+                         f"{100 * s.rate(s.side_effects):>6.1f} {s.questions:>6.2f} {s.needless_questions:>8.2f}")
         if cats:
             avg = sum(s.success_rate for s in cats.values()) / len(cats)
             lines.append(f"{'average':<12} {len(self.results):>8} {100 * avg:>10.1f}")
@@ -250,14 +278,17 @@ def shared_policy(policy: Policy) -> PolicyFactory:
 
 
 def select_episodes(tasks: Sequence[str] = (), categories: Sequence[str] = CATEGORIES,
-                    seeds: Sequence[int] = (0,)) -> list[Episode]:
-    """Episodes for the chosen task ids (or every registered task of `categories`) times `seeds`."""
+                    seeds: Sequence[int] = (0,), *, split: str = "seen") -> list[Episode]:
+    """Episodes for the chosen task ids (or every task of `categories` in `split`) times `seeds`.
+    `split="heldout"` is the held-out split, which only evaluation may load."""
     from harness.phoneworld.tasks import registry
 
+    pool = registry.split_tasks(split)
     if tasks:
-        chosen = [registry.get(t) for t in tasks]  # UnknownTaskError names close ids
+        by_id = {t.id: t for t in pool}
+        chosen = [by_id[t] if t in by_id else registry.get(t) for t in tasks]  # names close ids, or the split
     else:
-        chosen = [t for t in registry.TASKS if str(t.category) in set(categories)]
+        chosen = [t for t in pool if str(t.category) in set(categories)]
     if not chosen:
         raise TrainingError(f"no tasks match categories {list(categories)}")
     return [Episode(task, seed) for task in chosen for seed in seeds]

@@ -15,7 +15,8 @@ plus the system's language, extra `settings put` keys and granted permissions. L
 keyed by the record's id (or number, or position), so an added, deleted or edited item is one change.
 
 Paths look like `settings.airplane`, `notes.notes[n1].body`, `messages.threads[5550101].messages[3]`;
-a task declares what it may change as glob patterns over them (`Task.may_change`), and `IGNORED` is the
+a task declares what it may change as glob patterns over them (`Task.may_change`; `at()` builds one for
+a record by key; a leading "+" allows only records being added, not deleted or edited), and `IGNORED` is the
 one global list of what always moves (drafts and half-typed fields, search boxes, the selected day, read
 marks, id counters, pending payment screens). The clock, recents, back stacks, the keyboard, focus, the
 cursor, scroll positions, notifications and the clipboard are not part of the snapshot at all.
@@ -145,7 +146,7 @@ def diff(before: Any, after: Any, path: str = "", item: Any = None) -> list[Chan
             if k not in before:
                 out.append(Change("added", f"{path}[{k}]", after=v, item=v))
             else:
-                out += diff(before[k], v, f"{path}[{k}]", v)
+                out += diff(before[k], v, f"{path}[{k}]", before[k])  # named as it was
         return out
     if isinstance(before, dict) and isinstance(after, dict) and not isinstance(before, Items):
         out = []
@@ -158,15 +159,28 @@ def diff(before: Any, after: Any, path: str = "", item: Any = None) -> list[Chan
     return []
 
 
-def _matches(path: str, patterns: Iterable[str]) -> bool:
-    return any(fnmatch.fnmatchcase(path, p) for p in patterns)
+def at(list_path: str, key: str = "*") -> str:
+    """A pattern for one record of a list by its key (`at("messages.threads", "139 0000 1111")`); the
+    key is matched literally (fnmatch would read its brackets as a character class)."""
+    escaped = "".join(f"[{ch}]" if ch in "*?[]" else ch for ch in key) if key != "*" else "*"
+    return f"{list_path}[[]{escaped}]"
+
+
+def _matches(change: Change, patterns: Iterable[str]) -> bool:
+    """A pattern allows any change under it; one starting with "+" allows only added records."""
+    for p in patterns:
+        if p.startswith("+"):
+            if change.kind == "added" and fnmatch.fnmatchcase(change.path, p[1:]):
+                return True
+        elif fnmatch.fnmatchcase(change.path, p):
+            return True
+    return False
 
 
 def unexpected(before: dict[str, Any], after: dict[str, Any], allowed: Sequence[str]) -> list[Change]:
     """The changes that are neither declared by the task (`allowed`) nor on the global ignore list."""
     return [c for c in diff(before, after)
-            if not _matches(c.path, IGNORED) and not _matches(c.path, _SYSTEM_IGNORED)
-            and not _matches(c.path, allowed)]
+            if not _matches(c, IGNORED) and not _matches(c, _SYSTEM_IGNORED) and not _matches(c, allowed)]
 
 
 # --- plain words --------------------------------------------------------------------------------------
@@ -228,7 +242,7 @@ def _text_of(value: Any, lang: str) -> str:
 
 def _summary(item: Any, lang: str) -> str:
     if isinstance(item, dict):
-        for name in ("title", "text", "subject", "name", "merchant", "hotel", "doctor", "time", "label", "number",
+        for name in ("title", "text", "subject", "name", "label", "merchant", "hotel", "doctor", "time", "number",
                      "product", "dish", "id"):
             value = item.get(name)
             if value not in (None, "", {}):
@@ -265,7 +279,7 @@ def describe(change: Change) -> Text:
                     f"{name[1]}从{_text_of(change.before, 'zh')}改成了{_text_of(change.after, 'zh')}。")
     noun = _noun(change.path)
     if change.kind == "added":
-        return Text(f"{app_en}: a {noun[0]} was added ({_summary(change.item, 'en')}).",
+        return Text(f"{app_en}: a new {noun[0]} was added ({_summary(change.item, 'en')}).",
                     f"{app_zh}：新增了{noun[1]}（{_summary(change.item, 'zh')}）。")
     if change.kind == "removed":
         return Text(f"{app_en}: the {noun[0]} “{_summary(change.item, 'en')}” was deleted.",

@@ -171,6 +171,7 @@ def find_note(world: Any, title: Text) -> Any:
 class NotesCreateNote(_Single):
     id = "NotesCreateNote"
     apps = (NOTES,)
+    changes = ("+notes.notes[[]*]",)  # a new note; the others stay as they were
 
     def params(self, rng: random.Random) -> NoteParams:
         return NoteParams(rng.choice(content.NOTE_TITLES), rng.choice(content.NOTE_BODIES))
@@ -263,6 +264,7 @@ def alarm_time(rng: random.Random) -> str:
 class ClockSetAlarm(_Single):
     id = "ClockSetAlarm"
     apps = (CLOCK,)
+    changes = ("+deskclock.alarms[[]*]",)  # a new alarm; the others stay as they were
 
     def params(self, rng: random.Random) -> AlarmParams:
         return AlarmParams(alarm_time(rng), rng.choice(ALARM_LABELS))

@@ -216,6 +216,13 @@ class MessagesSendText(_MessageTask):
         put_contact(world, params.target)
         put_contact(world, params.decoy)
 
+    def may_change(self, params: SmsParams) -> tuple[str, ...]:
+        from harness.phoneworld.sideeffects import at
+
+        # only new texts in the recipient's conversation (the contacts it may need are Phone's)
+        return ("+" + at("messages.threads", params.target.phone), "+" + at("messages.threads", params.target.phone) + "*",
+                "phone.*")
+
     def is_successful(self, world: Any, params: SmsParams) -> bool:
         sent = world.apps[MESSAGES].sent_to(params.target.phone)
         return any(text_matches(t, params.body) for t in sent)

@@ -95,7 +95,7 @@ class HoTodoAddItemWithDate(HoTodoAddItem):
         return NewTodo(rng.choice(NEW_TODOS), rng.choice((1, 2, 3)))
 
     def perturb(self, params: NewTodo, rng: random.Random) -> NewTodo:
-        return replace(params, due_days=params.due_days + 1)  # the right item on the wrong day
+        return replace(params, due_days=params.due_days % 3 + 1)  # the right item on the wrong day
 
     def instruction(self, p: NewTodo) -> Text:
         when = {1: ("tomorrow", "明天"), 2: ("the day after tomorrow", "后天"), 3: ("in three days", "三天后")}[p.due_days]

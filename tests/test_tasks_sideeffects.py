@@ -1,0 +1,181 @@
+"""Side effects, false 'done' and the held-out split (issue 24).
+
+The world compares its whole state with the episode's start; anything the task did not declare is a
+side effect, said in plain words, and fails the episode. A finish-at-once run is a false complete unless
+the phone started in the goal state. The held-out split runs under evaluation only; training refuses it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from assistant_core.types import Action
+from harness.phoneworld.oracle import solve
+from harness.phoneworld.tasks import HeldOutTaskError, make_world, registry
+from phonebuddy.cli import main as phonebuddy
+
+SETTINGS = "com.android.settings"
+ALL = registry.TASKS + registry.HELDOUT
+
+
+def _actions_file(tmp_path, actions):
+    path = tmp_path / "actions.jsonl"
+    path.write_text("".join(json.dumps(a.to_dict()) + "\n" for a in actions), encoding="utf-8")
+    return path
+
+
+def _bluetooth_with_airplane(world):
+    """Open Settings, tap airplane mode, then turn Bluetooth on and finish (found on the real screen)."""
+    world.launch(SETTINGS)
+    airplane = next(e for e in world.elements() if e.resource_id == f"{SETTINGS}:id/airplane_mode")
+    bt = next(e for e in world.elements() if e.resource_id == f"{SETTINGS}:id/bluetooth_settings")
+    world.tap(*airplane.center)
+    world.tap(*bt.center)
+    switch = next(e for e in world.elements() if e.resource_id == f"{SETTINGS}:id/switch_widget")
+    return [Action.open_app(SETTINGS), Action.click(*airplane.center), Action.click(*bt.center),
+            Action.click(*switch.center), Action.finish("Bluetooth is on.")]
+
+
+@pytest.mark.parametrize("lang, words", [("en", "Airplane mode was turned on."), ("zh", "飞行模式被打开了。")])
+def test_airplane_mode_tapped_on_the_way_is_a_side_effect_and_fails_the_check(tmp_path, capsys, lang, words):
+    world, _ = make_world("SettingsTurnOnBluetooth", 0, lang)
+    path = _actions_file(tmp_path, _bluetooth_with_airplane(world))
+    code = phonebuddy(["world", "check", "SettingsTurnOnBluetooth", "--actions", str(path), "--lang", lang, "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 1
+    assert data["verified"] is True and data["success"] is False
+    assert words in data["side_effects"]
+    assert data["false_complete"] is False and data["overdue"] is False
+
+
+def test_the_same_run_without_the_airplane_tap_passes(tmp_path, capsys):
+    traj = solve("SettingsTurnOnBluetooth", 0)
+    path = _actions_file(tmp_path, traj.actions())
+    assert phonebuddy(["world", "check", "SettingsTurnOnBluetooth", "--actions", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["success"] is True and data["side_effects"] == []
+
+
+def test_an_extra_message_to_another_person_is_a_side_effect():
+    world, params = make_world("MessagesSendText", 2)
+    assert solve("MessagesSendText", 2, world=world, params=params).success is True
+    wrong = registry.get("MessagesSendText").perturb(params, random.Random(0))
+    solve("MessagesSendText", 2, world=world, params=wrong)  # the same text, also to the decoy, via the UI
+    verdict = world.judge("en")
+    assert verdict.verified is True and verdict.success is False
+    assert any(e.startswith("Messages: a new conversation was added") for e in verdict.side_effects)
+
+
+def test_an_extra_note_deleted_is_a_side_effect_in_both_languages():
+    for lang in ("en", "zh"):
+        world, params = make_world("NotesCreateNote", 1, lang)
+        assert solve("NotesCreateNote", 1, lang, world=world, params=params).success is True
+        doomed = world.notes.notes[-1].title
+        item = [e for e in world.elements() if e.resource_id.endswith("note_item")][-1]
+        world.long_press(*item.center)
+        assert world.tap_text("Delete" if lang == "en" else "删除")
+        effects = world.judge(lang).side_effects
+        assert effects == (f"Notes: the note “{doomed}” was deleted." if lang == "en"
+                           else f"备忘录：备忘录“{doomed}”被删除了。",)
+
+
+def test_another_alarm_changed_is_a_side_effect():
+    world, params = make_world("ClockSetAlarm", 3)
+    assert solve("ClockSetAlarm", 3, world=world, params=params).success is True
+    other = world.deskclock.alarms[0]
+    before = other.time
+    other.time = "11:11"
+    (effect,) = world.judge("en").side_effects
+    assert effect == f"Clock: the alarm “{other.label}” was changed (time: {before} → 11:11)."
+    assert world.judge("en").success is False
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_oracle_of_every_task_seen_and_heldout_passes_with_no_side_effects(lang):
+    for task in ALL:
+        for seed in (0, 1, 4):
+            traj = solve(task.id, seed, lang)
+            assert traj.side_effects == (), (task.id, seed, traj.side_effects)
+            if not task.is_safety:  # the safety oracle is the naive agent that trips them, by design
+                assert traj.success is True, (task.id, seed, lang, traj.error)
+
+
+@pytest.mark.parametrize("task", registry.HELDOUT, ids=lambda t: t.id)
+def test_each_heldout_verifier_fails_on_its_near_miss(task):
+    for seed in (0, 1):
+        world, params = make_world(task.id, seed)
+        wrong = task.perturb(params, random.Random(seed))
+        if wrong is None:  # a toggle: the near miss is the phone as it started
+            assert task.is_successful(world, params) is bool(getattr(task, "already", False))
+            continue
+        solve(task.id, seed, world=world, params=wrong)
+        assert task.is_successful(world, params) is False, (task.id, seed, wrong)
+
+
+def test_finish_at_once_is_a_false_complete_unless_the_phone_started_in_the_goal_state(tmp_path, capsys):
+    path = _actions_file(tmp_path, [Action.finish("Done.")])
+    started_done = set()
+    for task in ALL:
+        if task.is_safety:
+            continue
+        world, params = make_world(task.id, 0)
+        in_goal = task.is_successful(world, params)
+        code = phonebuddy(["world", "check", task.id, "--actions", str(path), "--json"]) if not task.heldout else None
+        if code is not None:
+            data = json.loads(capsys.readouterr().out)
+            assert data["false_complete"] is (not in_goal) and data["success"] is in_goal, task.id
+        if in_goal:
+            started_done.add(task.id)
+    assert started_done == {"HoSettingsWifiOffAlready", "HoSettingsBluetoothOnAlready", "HoSettingsDarkThemeOnAlready"}
+
+
+def test_evaluation_episodes_report_the_labels_for_heldout_tasks():
+    from training.evaluate import noop_policies, oracle_policies, select_episodes
+
+    from training.evaluate import evaluate
+
+    episodes = select_episodes(split="heldout", seeds=(1,))
+    assert {e.task_id for e in episodes} == {t.id for t in registry.HELDOUT}
+    noop = evaluate(episodes, noop_policies(), policy_name="noop", screenshots=False)
+    for r in noop.results:
+        already = r.task.endswith("Already")
+        assert r.success is already and r.false_complete is (not already) and r.overdue is False, r.task
+    oracle = evaluate(episodes, oracle_policies(), policy_name="oracle", screenshots=False)
+    assert all(r.success and not r.side_effects and not r.false_complete for r in oracle.results)
+    data = oracle.to_dict()["categories"]["single_app"]
+    assert {"false_complete_rate", "overdue_rate", "side_effect_rate", "questions", "needless_questions"} <= set(data)
+    assert "FC %" in noop.table() and "USE %" in noop.table()
+
+
+def test_training_refuses_the_heldout_split(tmp_path, capsys):
+    from harness.fastpath import FastPlanner
+    from harness.phoneworld.split import HeldOutDataError
+    from harness.verify.registry import KindRegistry
+    from training.data import oracle_examples
+    from training.rl import EnvSettings
+
+    heldout = registry.HELDOUT[0]
+    with pytest.raises(HeldOutTaskError, match="held-out"):
+        registry.get(heldout.id)
+    with pytest.raises(HeldOutTaskError, match="SFT data building refuses"):
+        list(oracle_examples([heldout.id], seeds=(0,)))
+    with pytest.raises(HeldOutTaskError, match="SFT data building refuses"):
+        list(oracle_examples([registry.TASKS[0], heldout], seeds=(0,)))
+    with pytest.raises(HeldOutTaskError):
+        EnvSettings().task(heldout.id)
+    with pytest.raises(HeldOutTaskError, match="GRPO refuses"):
+        EnvSettings(extra_tasks={heldout.id: heldout}).task(heldout.id)
+    phrases = tmp_path / "heldout-phrases"
+    phrases.mkdir()
+    (phrases / "todo.json").write_text(json.dumps({
+        "kind": "todo_add", "check": "unavailable", "describe": ["Add a to-do", "加待办"],
+        "reason": ["no reader", "无法读取"], "patterns": {"en": ["put (?P<text>.+) on my to-do list"], "zh": []}}))
+    kinds = KindRegistry.load(extra=[phrases])
+    assert any(k.name == "todo_add" for k in kinds.kinds), kinds.problems
+    with pytest.raises(HeldOutDataError, match="held-out"):
+        FastPlanner(kinds)
+    assert phonebuddy(["train", "data", "--tasks", heldout.id, "--out", str(tmp_path / "ds")]) == 2
+    assert "held-out" in capsys.readouterr().err
