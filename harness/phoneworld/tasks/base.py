@@ -40,6 +40,7 @@ class TaskCategory(StrEnum):
     SINGLE_APP = "single_app"
     CROSS_APP = "cross_app"
     MINI_APP = "mini_app"
+    ASK_USER = "ask_user"  # something needed is missing or contradictory: the run must ask the user
     SAFETY = "safety"
 
 
