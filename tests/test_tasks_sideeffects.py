@@ -179,3 +179,48 @@ def test_training_refuses_the_heldout_split(tmp_path, capsys):
         FastPlanner(kinds)
     assert phonebuddy(["train", "data", "--tasks", heldout.id, "--out", str(tmp_path / "ds")]) == 2
     assert "held-out" in capsys.readouterr().err
+
+
+def test_the_scripted_user_answers_only_from_its_script():
+    from assistant_core.i18n import Text
+
+    task = registry.get_any("HoAskExpenseAmount")
+    for lang, dont_know in (("en", "I don't know"), ("zh", "我不知道")):
+        world, params = make_world(task.id, 3, lang)
+        user = task.simulated_user(world, params, lang)
+        assert str(params.amount) in user.ask_user(Text("How much did it cost?", "花了多少钱？"))
+        off_script = user.ask_user(Text("What is your bank card PIN?", "你的银行卡密码是什么？"))
+        assert off_script.startswith(dont_know) and str(params.amount) not in off_script
+        assert len(user.questions) == 2
+
+
+def test_ask_user_tasks_need_the_question_and_a_needless_question_counts_against():
+    from assistant_core.types import Action, Proposal
+    from harness.phoneworld.oracle import OraclePolicy
+    from training.evaluate import evaluate, noop_policies, oracle_policies, select_episodes
+
+    asks = select_episodes(split="heldout", categories=("ask_user",), seeds=(2,))
+    assert len(asks) >= 4
+    oracle = evaluate(asks, oracle_policies(), policy_name="oracle", screenshots=False, language="zh")
+    assert all(r.success and r.questions == 1 and r.needless_questions == 0 for r in oracle.results)
+    noop = evaluate(asks, noop_policies(), policy_name="noop", screenshots=False)
+    assert not any(r.success for r in noop.results) and all(r.false_complete for r in noop.results)
+
+    def asks_first(*, task, params, seed, world, language):
+        inner = OraclePolicy(task.id, seed, world, language=language, params=params)
+        asked = []
+
+        class Curious:
+            def propose(self, goal, observation, history):
+                if not asked:
+                    asked.append(1)
+                    return Proposal(action=Action.call_user("Are you sure?"), thought="ask", raw_text="ask")
+                return inner.propose(goal, observation, history)
+
+        return Curious()
+
+    plain = select_episodes(split="heldout", tasks=("HoTodoAddItem",), seeds=(2,))
+    (r,) = evaluate(plain, asks_first, policy_name="curious", screenshots=False).results
+    assert r.questions == 1 and r.needless_questions == 1 and r.success
+    assert evaluate(plain, asks_first, policy_name="curious", screenshots=False).to_dict()[
+        "categories"]["single_app"]["needless_questions"] == 1

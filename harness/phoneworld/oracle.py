@@ -30,6 +30,7 @@ __all__ = [
     "OraclePolicy",
     "OracleStep",
     "OracleStuck",
+    "ScriptedUser",
     "SimulatedUser",
     "Trajectory",
     "iter_solve",
@@ -294,3 +295,33 @@ class SimulatedUser:
             world.tap(x, y)
             self.taps += 1
         return "done"
+
+
+DONT_KNOW = Text("I don't know; please do what I asked.", "我不知道，就按我说的办吧。")
+
+
+class ScriptedUser(SimulatedUser):
+    """The phone's owner with a script (MobileWorld's scripted user): `script` is ((keywords...),
+    answer) pairs. A question that touches a topic of the script gets that answer; any other free
+    question gets "I don't know; please do what I asked." in the run's language; the user never makes
+    anything up. At a hand-over (the payment PIN, the lock screen) it takes the phone as SimulatedUser.
+    `questions` and `answers` keep what was asked and said."""
+
+    def __init__(self, world: Any, script: tuple[tuple[tuple[str, ...], Text], ...] = (), lang: str = "en"):
+        super().__init__(world)
+        self.script = script
+        self.lang = lang
+        self.answers: list[str] = []
+
+    def ask_user(self, question: Text, *, timeout_s: float | None = None) -> str | None:
+        words = f"{question.en} {question.zh}".lower()
+        for keywords, answer in self.script:
+            if any(k.lower() in words for k in keywords):
+                self.questions.append(question)
+                self.answers.append(answer.get(self.lang))
+                return self.answers[-1]
+        if self.world.locked or any(e.resource_id == f"{WALLET}:id/pin_key" for e in self.world.elements()):
+            return super().ask_user(question, timeout_s=timeout_s)
+        self.questions.append(question)
+        self.answers.append(DONT_KNOW.get(self.lang))
+        return self.answers[-1]

@@ -24,38 +24,6 @@ from harness.phoneworld.tasks.driver import UI, Move, T
 from harness.phoneworld.tasks.flows import CLOCK, PHONE, add_alarm, crowd_contacts, open_contact, put_contact, rid
 from harness.phoneworld.tasks.heldout.ho_apps import EXPENSES, TODO, same
 
-DONT_KNOW = Text("I don't know; please do what I asked.", "我不知道，就按我说的办吧。")
-
-
-class ScriptedUser:
-    """The phone's owner with a script (a UserChannel): `script` is ((keywords...), answer) pairs. At a
-    hand-over (the payment PIN, the lock screen) it takes the phone as the oracle's SimulatedUser does.
-    `questions` and `answers` keep what was asked and said."""
-
-    def __init__(self, world: Any, script: tuple[tuple[tuple[str, ...], Text], ...], lang: str = "en"):
-        from harness.phoneworld.oracle import SimulatedUser  # the oracle imports the tasks: load it late
-
-        self.world = world
-        self.questions: list[Text] = []
-        self._handover = SimulatedUser(world)
-        self.script = script
-        self.lang = lang
-        self.answers: list[str] = []
-
-    def ask_user(self, question: Text, *, timeout_s: float | None = None) -> str | None:
-        words = f"{question.en} {question.zh}".lower()
-        for keywords, answer in self.script:
-            if any(k.lower() in words for k in keywords):
-                self.questions.append(question)
-                self.answers.append(answer.get(self.lang))
-                return self.answers[-1]
-        if self.world.locked or any(e.resource_id.endswith("pin_key") for e in self.world.elements()):
-            return self._handover.ask_user(question, timeout_s=timeout_s)
-        self.questions.append(question)
-        self.answers.append(DONT_KNOW.get(self.lang))
-        return self.answers[-1]
-
-
 class _Ask(Task):
     category: ClassVar[TaskCategory] = TaskCategory.ASK_USER
     heldout: ClassVar[bool] = True
@@ -66,7 +34,9 @@ class _Ask(Task):
     def script(self, params: Any) -> tuple[tuple[tuple[str, ...], Text], ...]:
         raise NotImplementedError
 
-    def simulated_user(self, world: Any, params: Any, lang: str) -> ScriptedUser:
+    def simulated_user(self, world: Any, params: Any, lang: str) -> Any:
+        from harness.phoneworld.oracle import ScriptedUser  # the oracle imports the tasks: load it late
+
         return ScriptedUser(world, self.script(params), lang)
 
     def ask(self, ui: UI) -> Iterator[Move]:

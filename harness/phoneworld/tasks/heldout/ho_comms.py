@@ -10,10 +10,11 @@ from __future__ import annotations
 import datetime as dt
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from assistant_core.i18n import Text
+from assistant_core.types import Action
 from harness.phoneworld.sideeffects import at
 from harness.phoneworld.tasks import content
 from harness.phoneworld.tasks.base import Task, TaskCategory
@@ -86,7 +87,7 @@ class _CallBack(_Held):
     def solve(self, ui: UI, p: Pair) -> Iterator[Move]:
         yield from open_app(ui, PHONE)
         yield from ui.tap(rid(PHONE, "call_log"), T("Open the call history.", "打开通话记录。"))
-        yield from ui.tap(rid(PHONE, "call_log_entry"), T("Call the newest entry back.", "回拨最新的一条。"))
+        yield from ui.tap(Match(text=ui.say(p.target.name)), T("Call the newest entry back.", "回拨最新的一条。"))
 
 
 class HoPhoneRedial(_CallBack):
@@ -137,12 +138,9 @@ class HoPhoneCallTextSender(_CallBack):
                                                                     False, "08:00")]))
 
     def solve(self, ui: UI, p: Pair) -> Iterator[Move]:
-        yield from open_app(ui, MESSAGES)
-        els = list(ui.elements)
-        first = next(i for i, e in enumerate(els) if e.resource_id == f"{MESSAGES}:id/conversation")
-        name = next(e.text for e in els[first:] if e.text)  # the newest conversation's name, as shown
+        yield from open_app(ui, MESSAGES)  # the newest conversation is the sender's
         yield from ui.home()
-        yield from open_contact(ui, Text(name, name))
+        yield from open_contact(ui, p.target.name)
         yield from ui.tap(rid(PHONE, "call_button"), T("Tap Call.", "点击“呼叫”。"))
 
 
@@ -246,7 +244,7 @@ class HoContactDraftNotSaved(_Held):
         return NewPerson(content.person(rng))
 
     def perturb(self, p: NewPerson, rng: random.Random) -> NewPerson:
-        return NewPerson(Person(p.person.id, p.person.name, content.other_phone(rng, p.person.phone), p.person.email))
+        return NewPerson(replace(p.person, phone=content.other_phone(rng, p.person.phone)))  # right name, wrong number
 
     def may_change(self, p: NewPerson) -> tuple[str, ...]:
         return ()  # nothing may be saved
@@ -297,7 +295,7 @@ class HoCalendarAddRelativeDay(_Held):
         return Relative(rng.choice(EVENTS), rng.choice((1, 2, 7)), rng.choice(("09:30", "14:00", "16:45")))
 
     def perturb(self, p: Relative, rng: random.Random) -> Relative:
-        return Relative(p.title, p.days + 1, p.time)  # the right event on the wrong day
+        return Relative(p.title, {1: 2, 2: 1, 7: 1}[p.days], p.time)  # the right event on the wrong day
 
     def may_change(self, p: Relative) -> tuple[str, ...]:
         return ("+" + at("calendar.events"),)
@@ -406,7 +404,11 @@ class HoNotesAppendLine(_Held):
     def solve(self, ui: UI, p: Append) -> Iterator[Move]:
         yield from open_app(ui, NOTES)
         yield from ui.tap(ui.find_all(rid(NOTES, "note_item"))[p.index], T("Open the note.", "打开备忘录。"))
-        yield from ui.type_into(rid(NOTES, "note_body"), "\n" + ui.say(p.line), T("Add the line at the end.", "在末尾加上这一行。"))
+        body = ui.need(rid(NOTES, "note_body"))
+        if not body.focused:
+            yield from ui.tap(body, T("Tap the note's text.", "点击备忘录正文。"))
+        yield from ui.press("enter", T("Start a new line at the end.", "在末尾另起一行。"))
+        yield Move(Action.type_text(ui.say(p.line)), T("Type the line.", "输入这一行。"))
         yield from ui.tap(rid(NOTES, "save"), T("Save it.", "保存。"))
 
 
