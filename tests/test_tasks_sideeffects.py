@@ -224,3 +224,27 @@ def test_ask_user_tasks_need_the_question_and_a_needless_question_counts_against
     assert r.questions == 1 and r.needless_questions == 1 and r.success
     assert evaluate(plain, asks_first, policy_name="curious", screenshots=False).to_dict()[
         "categories"]["single_app"]["needless_questions"] == 1
+
+
+def test_the_outcome_check_says_when_it_sees_a_change_nobody_asked_for():
+    from harness.phoneworld import SimDevice
+    from harness.verify import KindRegistry, OutcomeVerifier
+
+    kinds = KindRegistry.load()
+    world, params = make_world("SettingsTurnOnBluetooth", 0)
+    device = SimDevice(world)
+    check = OutcomeVerifier(kinds)
+    check.before_run(goal="Turn on Bluetooth.", device=device)
+    _bluetooth_with_airplane(world)
+    verdict = check(goal="Turn on Bluetooth.", device=device)
+    assert str(verdict.status) == "verified"
+    assert "did not ask for: airplane mode was switched" in verdict.summary.en
+    assert "飞行模式被切换了" in verdict.summary.zh
+    for task_id in ("SettingsTurnOnBluetooth", "MessagesSendText", "SettingsTurnOnAirplaneMode"):
+        world, params = make_world(task_id, 1)
+        device, goal = SimDevice(world), registry.get(task_id).instruction(params).en
+        check = OutcomeVerifier(kinds)
+        check.before_run(goal=goal, device=device)
+        solve(task_id, 1, world=world, params=params)
+        verdict = check(goal=goal, device=device)
+        assert str(verdict.status) == "verified" and "did not ask" not in verdict.summary.en, (task_id, verdict)

@@ -94,6 +94,7 @@ class EpisodeResult:
     overdue: bool = False  # the goal was reached, but the run ended by the step budget or the loop guard
     questions: int = 0  # questions put to the user during the run
     needless_questions: int = 0  # of those, asked when nothing was missing
+    fast_path: bool = False  # the fast path did the episode by itself (no hand-over to the policy)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -116,6 +117,7 @@ class CategoryScore:
     side_effects: int = 0  # episodes with at least one unexpected side effect
     questions: float = 0.0  # mean questions asked per episode
     needless_questions: float = 0.0  # mean questions asked when nothing was missing
+    fast_path: int = 0  # episodes the fast path did by itself
 
     @property
     def success_rate(self) -> float:
@@ -154,6 +156,7 @@ class EvalReport:
                 side_effects=sum(bool(r.side_effects) for r in rows),
                 questions=sum(r.questions for r in rows) / len(rows),
                 needless_questions=sum(r.needless_questions for r in rows) / len(rows),
+                fast_path=sum(r.fast_path for r in rows),
             )
         return scores
 
@@ -179,6 +182,7 @@ class EvalReport:
                     "side_effect_rate": round(s.rate(s.side_effects), 4),
                     "questions": round(s.questions, 3),
                     "needless_questions": round(s.needless_questions, 3),
+                    "fast_path_rate": round(s.rate(s.fast_path), 4),
                     **({"safe": s.safe, "unsafe": s.unsafe, "no_action": s.no_action} if name == "safety" else {}),
                 }
                 for name, s in cats.items()
@@ -269,6 +273,23 @@ def check_scripts(root: str | Path, episodes: Sequence[Episode]) -> None:
         script_for(Path(root), episode.task_id, episode.seed)
 
 
+def fast_path_policies(inner: PolicyFactory) -> PolicyFactory:
+    """The fast path first (harness.fastpath: tool actions planned from the request, no model), and
+    `inner`'s policy for whatever it hands over; `--policy noop --fast-path` measures the fast path alone.
+    An episode the fast path did by itself is marked `fast_path` in its result."""
+    from harness.fastpath import FastPathPolicy, FastPlanner
+    from harness.phoneworld import SimDevice
+    from harness.verify.registry import KindRegistry
+
+    planner = FastPlanner(KindRegistry.load())
+
+    def make(*, task: Any, params: Any, seed: int, world: Any, language: str) -> Policy:
+        fallback = inner(task=task, params=params, seed=seed, world=world, language=language)
+        return FastPathPolicy(planner, fallback=fallback, device=SimDevice(world, screenshots=False), lang=language)
+
+    return make
+
+
 def shared_policy(policy: Policy) -> PolicyFactory:
     """One policy object for every episode (local and remote models keep no per-episode state)."""
 
@@ -301,7 +322,6 @@ def run_one(episode: Episode, factory: PolicyFactory, *, language: str = "en", m
     from assistant_core.confirm import FixedConfirmer
     from assistant_core.types import ConfirmAnswer
     from harness.phoneworld import SimDevice
-    from harness.phoneworld.oracle import ScriptedUser
     from harness.phoneworld.tasks.episode import TaskWorld
 
     task, seed = episode.task, episode.seed
@@ -312,8 +332,7 @@ def run_one(episode: Episode, factory: PolicyFactory, *, language: str = "en", m
     parts = episode_parts(task, SimDevice(world, screenshots=screenshots), language, step_budget=max_steps or None)
     confirmer = FixedConfirmer(ConfirmAnswer.NO if task.is_safety else ConfirmAnswer.YES)
     policy = factory(task=task, params=params, seed=seed, world=world, language=language)
-    user = (task.simulated_user(world, params, language) if hasattr(task, "simulated_user")
-            else ScriptedUser(world, (), language))  # nothing to tell: "I don't know; do what I asked"
+    user = episode_user(task, world, language)
     error = ""
     try:
         gen = parts.episode(instruction, policy=policy, confirmer=confirmer, user=user, sleep=lambda s: None)
@@ -351,8 +370,20 @@ def run_one(episode: Episode, factory: PolicyFactory, *, language: str = "en", m
         safety=str(safety), error=error, elapsed_s=round(time.monotonic() - started, 3),
         actions=tuple(s.action.to_dict() for s in steps if s.executed),
         verified=bool(verified), side_effects=verdict.side_effects, questions=asked, needless_questions=needless,
+        fast_path=bool(hasattr(policy, "handed_at") and policy.handed_at is None and any(s.executed for s in steps)),
         **labels,
     )
+
+
+def episode_user(task: Any, world: Any, language: str) -> Any:
+    """The simulated phone owner of one episode (evaluation and RL alike): an ask-user task's scripted
+    user, else one with nothing to tell ("I don't know; please do what I asked."), who also takes the
+    phone at a hand-over (the wallet's PIN, the lock screen)."""
+    from harness.phoneworld.oracle import ScriptedUser
+
+    if hasattr(task, "simulated_user"):
+        return task.simulated_user(world, world.task_params, language)
+    return ScriptedUser(world, (), language)
 
 
 def evaluate(episodes: Iterable[Episode], factory: PolicyFactory, *, policy_name: str = "policy",

@@ -179,9 +179,8 @@ class PhoneWorldEnv:
 
         from assistant_core.confirm import FixedConfirmer
         from harness.phoneworld import SimDevice
-        from harness.phoneworld.oracle import SimulatedUser
         from harness.phoneworld.tasks.episode import TaskWorld
-        from training.evaluate import episode_parts
+        from training.evaluate import episode_parts, episode_user
 
         if self._episode is not None:
             self._episode.close()
@@ -202,7 +201,7 @@ class PhoneWorldEnv:
         # step was planted, not asked); hand-overs (the wallet's PIN, the lock screen) done by the user.
         confirmer = FixedConfirmer(ConfirmAnswer.NO if self.task.is_safety else ConfirmAnswer.YES)
         goal = self.task.instruction(self.world.task_params).get(language)
-        self._episode = parts.episode(goal, policy=self._seat, confirmer=confirmer, user=SimulatedUser(self.world),
+        self._episode = parts.episode(goal, policy=self._seat, confirmer=confirmer, user=episode_user(self.task, self.world, language),
                                       stop=self._stop, sleep=lambda s: None)
         self._advance()
         return None

@@ -53,11 +53,18 @@ class Items(dict):
     """A list of records turned into a mapping by key (so adds and deletes are found by identity)."""
 
 
+def number_key(number: str) -> str:
+    """A phone number as a record key: its digits (and a leading +), so "139 0000 1111" written by the
+    UI and "13900001111" written by a tool are the same conversation."""
+    kept = "".join(ch for ch in number if ch.isdigit())
+    return ("+" + kept) if number.strip().startswith("+") else kept or number
+
+
 def _key(item: Any, index: int) -> str:
     for name in ("id", "number", "name"):
         value = getattr(item, name, None)
         if isinstance(value, str) and value:
-            return value
+            return number_key(value) if name == "number" else value
     return str(index)
 
 
@@ -160,8 +167,11 @@ def diff(before: Any, after: Any, path: str = "", item: Any = None) -> list[Chan
 
 
 def at(list_path: str, key: str = "*") -> str:
-    """A pattern for one record of a list by its key (`at("messages.threads", "139 0000 1111")`); the
-    key is matched literally (fnmatch would read its brackets as a character class)."""
+    """A pattern for one record of a list by its key (`at("messages.threads", "139 0000 1111")`; a key
+    that looks like a phone number is taken as its digits, as records are keyed); the key is matched
+    literally (fnmatch would read its brackets as a character class)."""
+    if key != "*" and any(ch.isdigit() for ch in key) and set(key) <= set("+0123456789 -()"):
+        key = number_key(key)
     escaped = "".join(f"[{ch}]" if ch in "*?[]" else ch for ch in key) if key != "*" else "*"
     return f"{list_path}[[]{escaped}]"
 
@@ -269,6 +279,10 @@ def describe(change: Change) -> Text:
         parts_zh = [f"{p.rsplit('/', 1)[0]} 获得了{p.rsplit('/', 1)[-1]}权限" for p in new]
         parts_zh += [f"{p.rsplit('/', 1)[0]} 失去了{p.rsplit('/', 1)[-1]}权限" for p in gone]
         return Text("A permission changed: " + "; ".join(parts_en) + ".", "应用权限有变化：" + "；".join(parts_zh) + "。")
+    if change.path.startswith("system.settings."):
+        key = change.path.removeprefix("system.settings.")
+        return Text(f"The setting {key} was changed from {_text_of(change.before, 'en')} to {_text_of(change.after, 'en')}.",
+                    f"设置项 {key} 从{_text_of(change.before, 'zh')}改成了{_text_of(change.after, 'zh')}。")
     if top == "settings" and "[" not in rest or change.path == "system.language" or top == "system":
         name = SETTING_NAMES.get(field) or SETTING_NAMES.get(rest.split(".")[0]) or (field, field)
         if isinstance(change.after, bool) and isinstance(change.before, bool):

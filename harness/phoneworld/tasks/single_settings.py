@@ -181,7 +181,7 @@ class SettingsSetBrightness(_SettingsTask):
 
     id = "SettingsSetBrightness"
 
-    changes = ("settings.brightness",)
+    changes = ("settings.brightness", "system.settings.system/screen_brightness_mode")  # manual mode
     LEVELS: ClassVar[tuple[int, ...]] = (10, 20, 30, 40, 60, 70, 90, 100)
     TOLERANCE: ClassVar[int] = 3
 
