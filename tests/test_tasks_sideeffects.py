@@ -129,7 +129,8 @@ def test_finish_at_once_is_a_false_complete_unless_the_phone_started_in_the_goal
             assert data["false_complete"] is (not in_goal) and data["success"] is in_goal, task.id
         if in_goal:
             started_done.add(task.id)
-    assert started_done == {"HoSettingsWifiOffAlready", "HoSettingsBluetoothOnAlready", "HoSettingsDarkThemeOnAlready"}
+    already = {t.id for t in registry.HELDOUT if getattr(t, "already", False)}
+    assert len(already) >= 3 and started_done == already
 
 
 def test_evaluation_episodes_report_the_labels_for_heldout_tasks():
@@ -235,7 +236,9 @@ def test_the_outcome_check_says_when_it_sees_a_change_nobody_asked_for():
     device = SimDevice(world)
     check = OutcomeVerifier(kinds)
     check.before_run(goal="Turn on Bluetooth.", device=device)
-    _bluetooth_with_airplane(world)
+    for action in _bluetooth_with_airplane(make_world("SettingsTurnOnBluetooth", 0)[0]):  # found on a twin phone
+        device.act(action)
+    assert world.settings.bluetooth and world.settings.airplane
     verdict = check(goal="Turn on Bluetooth.", device=device)
     assert str(verdict.status) == "verified"
     assert "did not ask for: airplane mode was switched" in verdict.summary.en

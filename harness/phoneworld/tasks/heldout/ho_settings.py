@@ -84,6 +84,48 @@ def _toggle(task_id: str, key: str, target: bool, wording: Text, *, already: boo
     return cls()
 
 
+@dataclass(frozen=True)
+class Level:
+    high: bool
+
+
+class HoSettingsBrightnessMax(_Toggle):
+    """AndroidWorld's SystemBrightnessMax / Min: the slider to one end."""
+
+    id = "HoSettingsBrightnessMax"
+    key = "brightness"
+    high: ClassVar[bool] = True
+
+    def instruction(self, params: Any) -> Text:
+        if self.high:
+            return Text("Make the screen as bright as it goes.", "把屏幕亮度调到最亮。")
+        return Text("Turn the screen brightness all the way down.", "把屏幕亮度调到最暗。")
+
+    def may_change(self, params: Any) -> tuple[str, ...]:
+        return ("settings.brightness", "system.settings.system/screen_brightness_mode")
+
+    def setup(self, world: Any, params: Any) -> None:
+        world.settings.brightness = 128
+
+    def is_successful(self, world: Any, params: Any) -> bool:
+        b = world.settings.brightness
+        return b >= 250 if self.high else b <= 5
+
+    def solve(self, ui: UI, params: Any) -> Iterator[Move]:
+        from assistant_core.types import Action
+
+        yield from open_app(ui, SETTINGS)
+        yield from ui.tap(Match(rid=f"{SETTINGS}:id/display_settings"), T("Open the display settings.", "打开显示设置。"))
+        left, top, right, bottom = ui.need(Match(rid=f"{SETTINGS}:id/brightness_slider")).bounds
+        x = right - 2 if self.high else left + 1
+        yield Move(Action.click(x, (top + bottom) // 2), T("Tap the end of the brightness slider.", "点击亮度条的尽头。"))
+
+
+class HoSettingsBrightnessMin(HoSettingsBrightnessMax):
+    id = "HoSettingsBrightnessMin"
+    high = False
+
+
 TASKS = (
     _toggle("HoSettingsWifiOff", "wifi", False, Text("Switch the Wi-Fi off, please.", "请把无线网关掉。")),
     _toggle("HoSettingsWifiOffAlready", "wifi", False,
@@ -96,4 +138,15 @@ TASKS = (
             Text("The screen is too dark, go back to the light theme.", "屏幕太暗了，换回浅色主题。")),
     _toggle("HoSettingsDarkThemeOnAlready", "dark_mode", True,
             Text("Is dark mode on? Turn it on if not.", "深色模式开了吗？没开就打开。"), already=True),
+    _toggle("HoSettingsBluetoothOff", "bluetooth", False, Text("Bluetooth off, please.", "请把蓝牙关了。")),
+    _toggle("HoSettingsBluetoothOffAlready", "bluetooth", False,
+            Text("Make sure Bluetooth isn't on.", "确认蓝牙没开着。"), already=True),
+    _toggle("HoSettingsWifiOn", "wifi", True, Text("Connect me to Wi-Fi again: switch it on.", "把无线网重新打开。")),
+    _toggle("HoSettingsWifiOnAlready", "wifi", True, Text("Wi-Fi should be on; check it.", "无线网应该是开着的，检查一下。"),
+            already=True),
+    _toggle("HoSettingsDarkThemeOn", "dark_mode", True, Text("Switch to the dark theme.", "换成深色主题。")),
+    _toggle("HoSettingsAirplaneOnAlready", "airplane", True,
+            Text("Is the phone in flight mode? It should be.", "手机开着飞行模式吗？应该开着。"), already=True),
+    HoSettingsBrightnessMax(),
+    HoSettingsBrightnessMin(),
 )
