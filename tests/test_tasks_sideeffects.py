@@ -251,3 +251,22 @@ def test_the_outcome_check_says_when_it_sees_a_change_nobody_asked_for():
         solve(task_id, 1, world=world, params=params)
         verdict = check(goal=goal, device=device)
         assert str(verdict.status) == "verified" and "did not ask" not in verdict.summary.en, (task_id, verdict)
+
+
+def test_only_train_eval_with_the_heldout_split_runs_heldout_tasks(tmp_path, capsys):
+    heldout = "HoTodoTickItem"
+    assert phonebuddy(["world", "solve", heldout, "--json"]) == 2
+    assert "only `phonebuddy train eval --split heldout` uses it" in capsys.readouterr().err
+    assert phonebuddy(["train", "eval", "--policy", "oracle", "--tasks", heldout, "--seeds", "0",
+                       "--output", str(tmp_path), "--no-progress", "--json"]) == 2
+    assert "held-out" in capsys.readouterr().err
+    assert phonebuddy(["train", "eval", "--split", "heldout", "--policy", "noop", "--fast-path", "--tasks",
+                       f"{heldout},HoSettingsWifiOff", "--seeds", "0", "--language", "en",
+                       "--output", str(tmp_path), "--no-progress", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["split"] == "heldout" and data["fast_path"] is True and data["episodes"] == 2
+    single = data["categories"]["single_app"]
+    assert single["fast_path_rate"] == 0.5 and single["false_complete_rate"] == 0.5  # Wi-Fi by tool; the tick not
+    lines = [json.loads(x) for x in (tmp_path.glob("eval-*/results.jsonl").__next__()).read_text().splitlines()]
+    assert {x["task"]: x["success"] for x in lines} == {heldout: False, "HoSettingsWifiOff": True}
+    assert all({"side_effects", "false_complete", "overdue", "verified", "questions"} <= set(x) for x in lines)
