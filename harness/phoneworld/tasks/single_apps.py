@@ -83,6 +83,7 @@ def has_event(world: Any, title: Text, date: str, time: str) -> bool:
 
 class CalendarAddEvent(_Single):
     id = "CalendarAddEvent"
+    changes = ("+calendar.events[[]*]",)  # a new event; the others stay as they were
     apps = (CALENDAR,)
 
     def params(self, rng: random.Random) -> EventParams:
@@ -301,6 +302,7 @@ class TwoAlarmsParams:
 
 class ClockTurnOffAlarm(_Single):
     id = "ClockTurnOffAlarm"
+    changes = ("deskclock.alarms[[]*].enabled",)  # switches only; no alarm added, deleted or moved
     apps = (CLOCK,)
 
     def params(self, rng: random.Random) -> TwoAlarmsParams:
@@ -343,6 +345,7 @@ class TimerParams:
 
 class ClockStartTimer(_Single):
     id = "ClockStartTimer"
+    changes = ("deskclock.timer_*",)  # the timer only; alarms stay as they were
     apps = (CLOCK,)
 
     def params(self, rng: random.Random) -> TimerParams:

@@ -74,6 +74,7 @@ class NewContactParams:
 
 class ContactsAddContact(_Single):
     id = "ContactsAddContact"
+    changes = ("+phone.contacts[[]*]",)  # a new contact; the others stay as they were
     apps = (PHONE,)
 
     def params(self, rng: random.Random) -> NewContactParams:
@@ -118,6 +119,7 @@ class _PairTask(_Single):
 
 class PhoneCallContact(_PairTask):
     id = "PhoneCallContact"
+    changes = ("+phone.calls[[]*]",)  # a new call; contacts stay as they were
     apps = (PHONE,)
 
     def instruction(self, params: PairParams) -> Text:
@@ -140,6 +142,7 @@ class NumberParams:
 
 class PhoneDialNumber(_Single):
     id = "PhoneDialNumber"
+    changes = ("+phone.calls[[]*]",)
     apps = (PHONE,)
 
     def params(self, rng: random.Random) -> NumberParams:
@@ -244,6 +247,7 @@ class MailParams:
 
 class MailSendMail(_Single):
     id = "MailSendMail"
+    changes = ("+email.mails[[]*]",)  # the sent mail; no other mail deleted or moved
     apps = (MAIL,)
 
     def params(self, rng: random.Random) -> MailParams:
@@ -318,6 +322,7 @@ class MailDeleteMail(_Single):
 
 class ChatSendMessage(_MessageTask):
     id = "ChatSendMessage"
+    changes = ("+chat.chats*",)  # new messages only
     apps = (CHAT,)
 
     def instruction(self, params: SmsParams) -> Text:
