@@ -270,3 +270,15 @@ def test_only_train_eval_with_the_heldout_split_runs_heldout_tasks(tmp_path, cap
     lines = [json.loads(x) for x in (tmp_path.glob("eval-*/results.jsonl").__next__()).read_text().splitlines()]
     assert {x["task"]: x["success"] for x in lines} == {heldout: False, "HoSettingsWifiOff": True}
     assert all({"side_effects", "false_complete", "overdue", "verified", "questions"} <= set(x) for x in lines)
+
+
+def test_a_task_that_only_adds_a_record_reports_a_deletion_in_the_same_app():
+    world, params = make_world("CalendarAddEvent", 2, "zh")
+    assert solve("CalendarAddEvent", 2, "zh", world=world, params=params).success is True
+    gone = world.calendar.events.pop(0)
+    assert world.judge("zh").side_effects == (f"日历：日程“{gone.title}”被删除了。",)
+    world, params = make_world("PhoneCallContact", 2)
+    assert solve("PhoneCallContact", 2, world=world, params=params).success is True
+    world.phone.contacts.pop(0)
+    (effect,) = world.judge("en").side_effects
+    assert effect.startswith("Phone: the contact “") and effect.endswith("” was deleted.")

@@ -122,11 +122,6 @@ def snapshot(world: Any) -> dict[str, Any]:
         "granted": sorted(f"{p}/{perm}" for p, perm in world.granted),
         "denied": sorted(f"{p}/{perm}" for p, perm in world.denied),
     }
-    vfs = getattr(world, "vfs", None)
-    files = getattr(vfs, "files", None)
-    if isinstance(files, dict):
-        out["system"]["storage"] = {str(k): len(v) if isinstance(v, (bytes, bytearray)) else str(v)
-                                    for k, v in sorted(files.items())}
     return out
 
 
