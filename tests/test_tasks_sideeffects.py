@@ -282,3 +282,14 @@ def test_a_task_that_only_adds_a_record_reports_a_deletion_in_the_same_app():
     world.phone.contacts.pop(0)
     (effect,) = world.judge("en").side_effects
     assert effect.startswith("Phone: the contact “") and effect.endswith("” was deleted.")
+
+
+def test_the_grpo_reward_also_needs_no_side_effects():
+    from training.rl import EnvSettings, PhoneWorldEnv
+
+    env = PhoneWorldEnv(EnvSettings(screenshots=False))
+    env.reset(task="SettingsTurnOnBluetooth", seed=0)
+    env.world.settings.bluetooth = True
+    assert env.get_reward() == 1.0
+    env.world.settings.airplane = True
+    assert env.get_reward() == 0.0
