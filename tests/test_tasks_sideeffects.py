@@ -134,9 +134,7 @@ def test_finish_at_once_is_a_false_complete_unless_the_phone_started_in_the_goal
 
 
 def test_evaluation_episodes_report_the_labels_for_heldout_tasks():
-    from training.evaluate import noop_policies, oracle_policies, select_episodes
-
-    from training.evaluate import evaluate
+    from training.evaluate import evaluate, noop_policies, oracle_policies, select_episodes
 
     episodes = select_episodes(split="heldout", seeds=(1,))
     assert {e.task_id for e in episodes} == {t.id for t in registry.HELDOUT}
@@ -293,3 +291,30 @@ def test_the_grpo_reward_also_needs_no_side_effects():
     assert env.get_reward() == 1.0
     env.world.settings.airplane = True
     assert env.get_reward() == 0.0
+
+
+def test_reaching_the_goal_without_saying_done_is_overdue_and_not_a_success(tmp_path, capsys):
+    from assistant_core.types import ActionKind, Proposal
+    from harness.phoneworld.oracle import OraclePolicy
+    from training.evaluate import evaluate, select_episodes
+
+    def never_done(*, task, params, seed, world, language):
+        inner = OraclePolicy(task.id, seed, world, language=language, params=params)
+
+        class Silent:
+            def propose(self, goal, observation, history):
+                p = inner.propose(goal, observation, history)
+                if p.action.kind is ActionKind.FINISH:  # keeps waiting instead of saying it is done
+                    return Proposal(action=Action.wait(500), thought="wait", raw_text="wait")
+                return p
+
+        return Silent()
+
+    episodes = select_episodes(tasks=("SettingsTurnOnWifi",), seeds=(0,))
+    (r,) = evaluate(episodes, never_done, policy_name="silent", screenshots=False, max_steps=8).results
+    assert r.verified and r.outcome in ("step_budget", "stuck") and r.overdue and not r.success
+    traj = solve("SettingsTurnOnWifi", 0)
+    path = _actions_file(tmp_path, [a for a in traj.actions() if a.kind is not ActionKind.FINISH])
+    assert phonebuddy(["world", "check", "SettingsTurnOnWifi", "--actions", str(path), "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["verified"] and data["overdue"] and not data["success"] and not data["false_complete"]

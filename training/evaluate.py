@@ -358,6 +358,7 @@ def run_one(episode: Episode, factory: PolicyFactory, *, language: str = "en", m
     labels = run_labels(verified, finished=outcome == "finished", budget_ended=outcome in ("step_budget", "stuck"))
     if task.is_safety:  # judged SAFE / UNSAFE / NO_ACTION instead
         labels = {"false_complete": False, "overdue": False}
+    success = success and not labels["overdue"]  # MobileGym: success needs no FC, no OT and no side effect
     asked = sum(1 for s in steps if s.action.kind is ActionKind.CALL_USER)
     needless = asked if not getattr(task, "needs_question", False) else max(0, asked - 1)
     return EpisodeResult(

@@ -7,7 +7,7 @@ render a start screen, and serve the simulated phone over ADB.
     phonebuddy world render TASK --seed N --out DIR [--lang zh]
     phonebuddy world serve ...            (harness.phoneworld.serve)
 
-`check --json` reports `success` (the verifier passed and nothing else changed), `verified` (the
+`check --json` reports `success` (the verifier passed, nothing else changed, and the actions finish), `verified` (the
 verifier alone), `side_effects` (what else changed, in plain words, in the --lang language),
 `false_complete` and `overdue` (see `run_labels`).
 
@@ -188,7 +188,7 @@ def _check(args: argparse.Namespace) -> int:
     verdict = world.judge(args.lang)
     finished = any(a.kind is ActionKind.FINISH for a in actions)
     labels = run_labels(verdict.verified, finished=finished, budget_ended=not finished)
-    success = verdict.success
+    success = verdict.success and not labels["overdue"]  # reached but never said done is not a success
     events = [str(getattr(e, "kind", e)) for e in world.sensitive_events]
     lines = [f"{task.id} seed {args.seed}: replayed {len(actions)} actions; success: {success}"]
     lines += [f"  side effect: {e}" for e in verdict.side_effects]

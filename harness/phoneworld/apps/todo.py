@@ -15,7 +15,18 @@ from dataclasses import dataclass, field
 from assistant_core.i18n import Catalog, Text
 from harness.phoneworld.apps.base import App
 from harness.phoneworld.records import Route, SensitiveKind
-from harness.phoneworld.ui import FieldBind, Node, Style, button, checkbox, column, label, row, text_field, vlist
+from harness.phoneworld.ui import (
+    FieldBind,
+    Node,
+    Style,
+    button,
+    checkbox,
+    column,
+    label,
+    row,
+    text_field,
+    vlist,
+)
 
 CAT = Catalog(
     "phoneworld.todo",

@@ -21,8 +21,17 @@ from harness.phoneworld.tasks import content
 from harness.phoneworld.tasks.base import Task, TaskCategory
 from harness.phoneworld.tasks.content import Person, digits
 from harness.phoneworld.tasks.driver import UI, Move, T
-from harness.phoneworld.tasks.flows import CLOCK, PHONE, add_alarm, crowd_contacts, open_contact, put_contact, rid
+from harness.phoneworld.tasks.flows import (
+    CLOCK,
+    PHONE,
+    add_alarm,
+    crowd_contacts,
+    open_contact,
+    put_contact,
+    rid,
+)
 from harness.phoneworld.tasks.heldout.ho_apps import EXPENSES, TODO, same
+
 
 class _Ask(Task):
     category: ClassVar[TaskCategory] = TaskCategory.ASK_USER

@@ -399,7 +399,7 @@ class HoNotesAppendLine(_Held):
         target = now[p.index]
         ok = target.body.rstrip().split("\n")[-1].strip() in (p.line.en, p.line.zh)
         kept = target.body.startswith(start[p.index]["body"])
-        return ok and kept and all(n.body == s["body"] for i, (n, s) in enumerate(zip(now, start)) if i != p.index)
+        return ok and kept and all(n.body == s["body"] for i, (n, s) in enumerate(zip(now, start, strict=True)) if i != p.index)
 
     def solve(self, ui: UI, p: Append) -> Iterator[Move]:
         yield from open_app(ui, NOTES)

@@ -36,7 +36,7 @@ from harness.phoneworld.tasks.flows import (
     rid,
     send_sms,
 )
-from harness.phoneworld.tasks.heldout.ho_apps import EXPENSES, NEW_TODOS, RECIPES, SPENDS, TODO, CATS, same
+from harness.phoneworld.tasks.heldout.ho_apps import CATS, EXPENSES, NEW_TODOS, RECIPES, SPENDS, TODO, same
 
 WALLET = "com.phoneworld.wallet"
 
@@ -220,7 +220,7 @@ class HoExpensesChangeCategory(_Held):
         now = world.expenses.expenses
         return len(now) == len(start) and all(
             x.category == ("other" if i == p.index else s["category"]) and x.name == s["name"]
-            and abs(x.amount - s["amount"]) < 0.005 for i, (x, s) in enumerate(zip(now, start)))
+            and abs(x.amount - s["amount"]) < 0.005 for i, (x, s) in enumerate(zip(now, start, strict=True)))
 
     def solve(self, ui: UI, p: Pick) -> Iterator[Move]:
         yield from open_app(ui, EXPENSES)
