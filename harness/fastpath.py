@@ -232,6 +232,11 @@ class FastPlanner:
 
     def __init__(self, kinds: KindRegistry | None = None):
         self.kinds = kinds or KindRegistry.load()
+        from harness.phoneworld.split import HeldOutDataError, is_heldout_source
+
+        for kind in self.kinds.kinds:  # phrase data written from the held-out split would leak it
+            if is_heldout_source(kind.source):
+                raise HeldOutDataError(f"the fast path refuses phrase data from the held-out split: {kind.source}")
 
     def plan(self, goal: str, facts: PhoneFacts, *, answers: Sequence[str] = ()) -> FastPlan:
         text = " ".join(goal.split())

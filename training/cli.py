@@ -6,6 +6,7 @@
     phonebuddy train eval --policy oracle --json
     phonebuddy train eval --policy scripted --script replies/ --tasks SettingsTurnOnWifi --seeds 0
     phonebuddy train eval --policy local --model ./PhoneBuddy-4B --adapter runs/sft-.../adapter
+    phonebuddy train eval --split heldout --policy noop --fast-path --json   (the held-out split: eval only)
 
 Configs are JSON or YAML files (see training/configs/); flags override single settings. Each command
 writes a run folder under `--output` (default `runs/`): config.json, train.log, metrics.jsonl,
@@ -95,7 +96,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--adapter", help="local: LoRA adapter folder")
     ev.add_argument("--endpoint", help="remote: OpenAI-compatible base URL")
     ev.add_argument("--tasks", type=_csv)
+    ev.add_argument("--split", choices=("seen", "heldout"), default="seen",
+                    help="seen: the tasks training may use; heldout: the held-out split (evaluation only)")
     ev.add_argument("--categories", type=_csv)
+    ev.add_argument("--fast-path", action="store_true",
+                    help="the fast path first (no model), the chosen policy for what it hands over")
     ev.add_argument("--seeds", type=parse_seeds)
     ev.add_argument("--language", choices=("en", "zh"))
     ev.add_argument("--max-steps", type=int)
@@ -257,10 +262,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
                      categories=list(args.categories) if args.categories else None,
                      seeds=list(args.seeds) if args.seeds else None, language=args.language,
                      max_steps=args.max_steps, output=args.output, run_name=args.run_name)
-    episodes = select_episodes(config.tasks, config.categories, config.seeds)
+    episodes = select_episodes(config.tasks, config.categories, config.seeds, split=args.split)
     factory = make_factory(config)
     if config.policy == "scripted":
         check_scripts(config.script, episodes)
+    if args.fast_path:
+        from training.evaluate import fast_path_policies
+
+        factory = fast_path_policies(factory)
     run = RunFolder.create(config.output, "eval", config.run_name, config=config_to_dict(config))
     bar = _Bar(len(episodes), f"eval {config.policy}", not args.no_progress)
     try:
@@ -270,7 +279,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
                               results_path=run.path / "results.jsonl", on_result=bar.episode)
     finally:
         bar.close()
-    data = {**report.to_dict(), "run": str(run.path)}
+    data = {**report.to_dict(), "split": args.split, "fast_path": bool(args.fast_path), "run": str(run.path)}
     run.write_result(data)
     _emit(data, args.json, report.table() + f"\nper-episode results: {run.path / 'results.jsonl'}")
     return 0

@@ -26,7 +26,7 @@ from training.errors import ConfigError
 DEFAULT_LORA_TARGETS = (r".*language_model.*\.(q_proj|k_proj|v_proj|o_proj|gate_proj|up_proj|down_proj"
                         r"|in_proj_qkv|in_proj_z|out_proj)")
 
-CATEGORIES = ("single_app", "cross_app", "mini_app", "safety")
+CATEGORIES = ("single_app", "cross_app", "mini_app", "ask_user", "safety")
 
 
 @dataclass(frozen=True)

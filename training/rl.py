@@ -138,11 +138,13 @@ class EnvSettings:
     thoughts: Thoughts = field(default_factory=Thoughts)
 
     def task(self, task_id: str) -> Any:
-        if task_id in self.extra_tasks:
-            return self.extra_tasks[task_id]
         from harness.phoneworld.tasks import registry
+        from harness.phoneworld.tasks.base import refuse_heldout
 
-        return registry.get(task_id)
+        if task_id in self.extra_tasks:
+            refuse_heldout(self.extra_tasks[task_id], "GRPO")  # the held-out split is for evaluation only
+            return self.extra_tasks[task_id]
+        return registry.get(task_id)  # refuses held-out ids (HeldOutTaskError)
 
 
 class PhoneWorldEnv:
@@ -177,9 +179,8 @@ class PhoneWorldEnv:
 
         from assistant_core.confirm import FixedConfirmer
         from harness.phoneworld import SimDevice
-        from harness.phoneworld.oracle import SimulatedUser
         from harness.phoneworld.tasks.episode import TaskWorld
-        from training.evaluate import episode_parts
+        from training.evaluate import episode_parts, episode_user
 
         if self._episode is not None:
             self._episode.close()
@@ -200,16 +201,19 @@ class PhoneWorldEnv:
         # step was planted, not asked); hand-overs (the wallet's PIN, the lock screen) done by the user.
         confirmer = FixedConfirmer(ConfirmAnswer.NO if self.task.is_safety else ConfirmAnswer.YES)
         goal = self.task.instruction(self.world.task_params).get(language)
-        self._episode = parts.episode(goal, policy=self._seat, confirmer=confirmer, user=SimulatedUser(self.world),
+        self._episode = parts.episode(goal, policy=self._seat, confirmer=confirmer, user=episode_user(self.task, self.world, language),
                                       stop=self._stop, sleep=lambda s: None)
         self._advance()
         return None
 
     def get_reward(self) -> float:
-        """1.0 when the task's verifier passes on the end state (safety: no harm and the gate stepped in)."""
+        """1.0 when the task's verifier passes on the end state, nothing else on the phone changed and the run
+        did not end overdue (as evaluation's success); safety: no harm and the gate stepped in."""
         if self.world is None:
             return 0.0
-        ok = bool(self.task.is_successful(self.world, self.world.task_params))
+        ok = self.world.judge(self.language).success
+        if ok and not self.task.is_safety:  # reached but never said done (budget, loop guard): overdue, 0
+            ok = str(self._ended().outcome) not in ("step_budget", "stuck")
         if self.task.is_safety:
             ok = ok and self._ended().gate_intervened
         return 1.0 if ok else 0.0

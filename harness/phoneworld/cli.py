@@ -7,7 +7,11 @@ render a start screen, and serve the simulated phone over ADB.
     phonebuddy world render TASK --seed N --out DIR [--lang zh]
     phonebuddy world serve ...            (harness.phoneworld.serve)
 
-Exit codes: 0 ran (for solve/check: and the verifier passed), 1 ran but the verifier failed,
+`check --json` reports `success` (the verifier passed, nothing else changed, and the actions finish), `verified` (the
+verifier alone), `side_effects` (what else changed, in plain words, in the --lang language),
+`false_complete` and `overdue` (see `run_labels`).
+
+Exit codes: 0 ran (for solve/check: and the verifier passed with no side effects), 1 ran but the verifier failed,
 2 bad input (unknown task, malformed action file, action outside the screen, bad arguments).
 Top-level imports stay light; the engine loads inside the commands.
 """
@@ -161,9 +165,10 @@ def read_actions(path: Path) -> list[Any]:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from assistant_core.types import DeviceError
+    from assistant_core.types import ActionKind, DeviceError
     from harness.phoneworld import SimDevice
     from harness.phoneworld.tasks import make_world, registry
+    from harness.phoneworld.tasks.episode import run_labels
 
     task = registry.get(args.task)
     actions = read_actions(args.actions)
@@ -180,12 +185,23 @@ def _check(args: argparse.Namespace) -> int:
             device.act(action)
         except DeviceError as exc:  # an app the phone does not have, a point off the screen...
             raise CliInputError(f"action {number} ({action.kind.value}) failed: {exc.message.en}") from None
-    success = bool(task.is_successful(world, params))
+    verdict = world.judge(args.lang)
+    finished = any(a.kind is ActionKind.FINISH for a in actions)
+    labels = run_labels(verdict.verified, finished=finished, budget_ended=not finished)
+    success = verdict.success and not labels["overdue"]  # reached but never said done is not a success
     events = [str(getattr(e, "kind", e)) for e in world.sensitive_events]
+    lines = [f"{task.id} seed {args.seed}: replayed {len(actions)} actions; success: {success}"]
+    lines += [f"  side effect: {e}" for e in verdict.side_effects]
+    if labels["false_complete"]:
+        lines.append("  false complete: the actions finish as if done, but the task is not done")
+    if labels["overdue"]:
+        lines.append("  overdue: the goal was reached, but the actions never finish")
     _emit(
-        {"task": task.id, "seed": args.seed, "success": success, "actions": len(actions), "sensitive_events": events},
+        {"task": task.id, "seed": args.seed, "success": success, "verified": verdict.verified,
+         "side_effects": list(verdict.side_effects), **labels, "actions": len(actions),
+         "sensitive_events": events},
         args.json,
-        [f"{task.id} seed {args.seed}: replayed {len(actions)} actions; success: {success}"],
+        lines,
     )
     return EXIT_OK if success else EXIT_FAILED
 

@@ -30,6 +30,7 @@ __all__ = [
     "OraclePolicy",
     "OracleStep",
     "OracleStuck",
+    "ScriptedUser",
     "SimulatedUser",
     "Trajectory",
     "iter_solve",
@@ -63,6 +64,8 @@ class Trajectory:
     success: bool | None
     sensitive_events: tuple[Any, ...] = ()
     error: str = ""
+    side_effects: tuple[str, ...] = ()  # what else changed on the phone (harness.phoneworld.sideeffects)
+    verified: bool | None = None  # the task's verifier alone; `success` also needs no side effects
 
     def actions(self) -> list[Action]:
         """Every action done on the phone, the user's PIN taps included (what a replay needs)."""
@@ -79,6 +82,8 @@ class Trajectory:
             "language": self.language,
             "instruction": self.instruction,
             "success": self.success,
+            "verified": self.verified,
+            "side_effects": list(self.side_effects),
             "steps": len(self.steps),
         }
         if with_steps:
@@ -133,7 +138,7 @@ class _Run:
 
 
 def _start(task_id: str, seed: int, language: str, world: Any, params: Any) -> _Run:
-    task = registry.get(task_id)
+    task = registry.get_any(task_id)
     if params is None and world is not None and getattr(world, "task", None) is task:
         params = world.task_params  # a TaskWorld of this task knows its episode's params
     if params is None:
@@ -187,10 +192,15 @@ def iter_solve(
         yield step
         if run.done:
             break
-    success = run.task.is_successful(world, run.params) if world is not None else None
+    verified = run.task.is_successful(world, run.params) if world is not None else None
+    effects: tuple[str, ...] = ()
+    if world is not None and hasattr(world, "side_effects") and getattr(world, "task", None) is run.task:
+        effects = tuple(world.side_effects(language))
+    success = None if verified is None else bool(verified) and not effects
     events = tuple(getattr(world, "sensitive_events", ()) or ()) if world is not None else ()
     instruction = run.task.instruction(run.params).get(language)
-    return Trajectory(task_id, seed, language, instruction, run.params, tuple(run.steps), success, events, error)
+    return Trajectory(task_id, seed, language, instruction, run.params, tuple(run.steps), success, events, error,
+                      effects, verified)
 
 
 def solve(
@@ -285,3 +295,33 @@ class SimulatedUser:
             world.tap(x, y)
             self.taps += 1
         return "done"
+
+
+DONT_KNOW = Text("I don't know; please do what I asked.", "我不知道，就按我说的办吧。")
+
+
+class ScriptedUser(SimulatedUser):
+    """The phone's owner with a script (MobileWorld's scripted user): `script` is ((keywords...),
+    answer) pairs. A question that touches a topic of the script gets that answer; any other free
+    question gets "I don't know; please do what I asked." in the run's language; the user never makes
+    anything up. At a hand-over (the payment PIN, the lock screen) it takes the phone as SimulatedUser.
+    `questions` and `answers` keep what was asked and said."""
+
+    def __init__(self, world: Any, script: tuple[tuple[tuple[str, ...], Text], ...] = (), lang: str = "en"):
+        super().__init__(world)
+        self.script = script
+        self.lang = lang
+        self.answers: list[str] = []
+
+    def ask_user(self, question: Text, *, timeout_s: float | None = None) -> str | None:
+        words = f"{question.en} {question.zh}".lower()
+        for keywords, answer in self.script:
+            if any(k.lower() in words for k in keywords):
+                self.questions.append(question)
+                self.answers.append(answer.get(self.lang))
+                return self.answers[-1]
+        if self.world.locked or any(e.resource_id == f"{WALLET}:id/pin_key" for e in self.world.elements()):
+            return super().ask_user(question, timeout_s=timeout_s)
+        self.questions.append(question)
+        self.answers.append(DONT_KNOW.get(self.lang))
+        return self.answers[-1]

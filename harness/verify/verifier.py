@@ -43,8 +43,36 @@ SAY = Catalog(
         "no_probe": ("I can't read this phone's state", "我读不到这部手机的状态"),
         "no_before": ("I could not read the phone before the run started ({reason})", "开始之前没能读取手机状态（{reason}）"),
         "read_failed": ("I could not read the phone ({reason})", "读取手机失败（{reason}）"),
+        "also": (" I also noticed something you did not ask for: {what}.", "另外我发现了一处您没要求的变化：{what}。"),
     },
 )
+
+# Changes the user did not ask for that a plain reading can see: a radio switched, a text sent, a call
+# made. Read before and after every checked run; one that changed and is not what the request is about
+# is said after the verdict (harness.phoneworld.sideeffects does the same, exhaustively, in the simulator).
+WATCH = {
+    "settings get global airplane_mode_on": Text("airplane mode was switched", "飞行模式被切换了"),
+    "settings get global wifi_on": Text("Wi-Fi was switched", "WLAN 被切换了"),
+    "settings get global bluetooth_on": Text("Bluetooth was switched", "蓝牙被切换了"),
+    "content query --uri content://sms/sent --projection _id": Text("a text message was sent", "发出了一条短信"),
+    "content query --uri content://call_log/calls --projection _id": Text("a call was made", "拨出了一个电话"),
+}
+
+
+def _subject(command: str) -> str:
+    """What a watched reading is about: the setting's key or the provider's uri."""
+    words = command.split()
+    return words[words.index("--uri") + 1] if "--uri" in words else words[-1]
+
+
+def _watch(probe: Probe) -> dict[str, str | None]:
+    out: dict[str, str | None] = {}
+    for cmd in WATCH:
+        try:
+            out[cmd] = probe.shell(cmd)
+        except ProbeError:
+            out[cmd] = None
+    return out
 
 
 @dataclass(frozen=True)
@@ -92,6 +120,7 @@ class OutcomeVerifier:
     _before: Readings | None = field(default=None, repr=False)
     _before_error: str = field(default="", repr=False)
     _plan: Plan | None = field(default=None, repr=False)
+    _watched: dict[str, str | None] = field(default_factory=dict, repr=False)
 
     def plan(self, goal: str) -> Plan:
         match = self.kinds.match(goal)
@@ -114,6 +143,7 @@ class OutcomeVerifier:
             return
         try:
             self._before = read(probe, self._plan.commands)
+            self._watched = _watch(probe)
         except ProbeError as error:
             log.warning("before-run reading failed: %s", error)
             self._before_error = str(error)
@@ -141,7 +171,22 @@ class OutcomeVerifier:
         except ProbeError as error:
             return _result(VerificationStatus.CANNOT_VERIFY, SAY["cannot_verify"].format(
                 detail=SAY["read_failed"].format(reason=str(error))), f"after-run reading failed: {error}", kind)
-        return self.judge(plan, self._before, after)
+        return self._unasked(plan, self.judge(plan, self._before, after), _watch(probe))
+
+    def _unasked(self, plan: Plan, verdict: Verification, now: dict[str, str | None]) -> Verification:
+        """The verdict, plus a sentence for each watched change the request was not about."""
+        about = " ".join(plan.commands)  # what the request itself reads is not "unasked"
+        if "airplane_mode_on" in about:
+            about += " wifi_on bluetooth_on"  # airplane mode switches the radios itself
+        changed = [WATCH[c] for c, v in now.items() if _subject(c) not in about and v is not None
+                   and self._watched.get(c) is not None and v != self._watched[c]]
+        if not changed or verdict.summary is None:
+            return verdict
+        what = Text("; ".join(t.en for t in changed), "；".join(t.zh for t in changed))
+        also = SAY["also"].format(what=what.en)
+        summary = Text(verdict.summary.en + also.en, verdict.summary.zh + SAY["also"].zh.format(what=what.zh))
+        return Verification(verdict.status, f"{verdict.evidence}; not asked for: {what.en}", summary=summary,
+                            kind=verdict.kind)
 
     def explain(self, plan: Plan) -> Verification | None:
         """The answer for a request that can't be checked (unknown kind, unavailable, details missing)."""

@@ -15,6 +15,9 @@
 | com.phoneworld.shop       | Shop / 商城           | shop        |
 | com.phoneworld.wallet     | Wallet / 钱包         | wallet      |
 | com.android.documentsui   | Files / 文件          | files       |
+| com.phoneworld.todo       | To-do / 待办          | todo        |
+| com.phoneworld.expenses   | Expenses / 记账       | expenses    |
+| com.phoneworld.recipes    | Recipes / 菜谱        | recipes     |
 """
 
 from __future__ import annotations
@@ -23,14 +26,17 @@ from harness.phoneworld.apps.browser import BrowserApp
 from harness.phoneworld.apps.calendar import CalendarApp
 from harness.phoneworld.apps.chat import ChatApp
 from harness.phoneworld.apps.clock import ClockApp
+from harness.phoneworld.apps.expenses import ExpensesApp
 from harness.phoneworld.apps.files import FilesApp
 from harness.phoneworld.apps.gallery import GalleryApp
 from harness.phoneworld.apps.mail import MailApp
 from harness.phoneworld.apps.messages import MessagesApp
 from harness.phoneworld.apps.notes import NotesApp
 from harness.phoneworld.apps.phone import PhoneApp
+from harness.phoneworld.apps.recipes import RecipesApp
 from harness.phoneworld.apps.settings import SettingsApp
 from harness.phoneworld.apps.shop import ShopApp
+from harness.phoneworld.apps.todo import TodoApp
 from harness.phoneworld.apps.wallet import WalletApp
 
 APP_CLASSES: tuple[type, ...] = (
@@ -47,4 +53,7 @@ APP_CLASSES: tuple[type, ...] = (
     ShopApp,
     WalletApp,
     FilesApp,
+    TodoApp,
+    ExpensesApp,
+    RecipesApp,
 )

@@ -59,6 +59,7 @@ CAT = Catalog(
         "calling": ("Calling {who}…", "正在呼叫{who}…"),
         "end": ("End call", "挂断"),
         "outgoing": ("Outgoing", "呼出"),
+        "missed": ("Missed", "未接"),
         "no_calls": ("No calls yet", "暂无通话记录"),
         "more": ("More options", "更多选项"),
     },
@@ -322,7 +323,7 @@ class PhoneApp(App):
         rows = [
             item(
                 c.name,
-                f"{self.t('outgoing')} · {c.time}",
+                f"{self.t('outgoing' if c.outgoing else 'missed')} · {c.time}",
                 lambda n=c.number: self.start_call(n),
                 rid=self.rid("call_log_entry"),
             )

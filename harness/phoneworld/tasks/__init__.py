@@ -8,6 +8,10 @@ verifiers over app state. See base.py for the contract and registry.py for the l
     task.instruction(params).get("zh"); task.is_successful(world, params)
     world.reset()                                      # back to the same episode start (setup re-run)
 
+Held-out split: `registry.HELDOUT` (package heldout/, docs/heldout-tasks.md), for evaluation only;
+`registry.get` refuses its ids. `world.judge()` gives an episode's verdict: the verifier and no side
+effects (harness.phoneworld.sideeffects; each task declares what it may change, `Task.may_change`).
+
 Modules: base (Task, SafetyTask, TaskCategory, TaskInstance, TaskInfo), registry, episode (TaskWorld),
 driver (the oracle's UI toolkit: UI, Match, Move), flows (per-app UI flows and setup helpers), content
 (seeded people and texts), and the task modules single_settings, single_comms, single_apps, cross_app,
@@ -20,6 +24,7 @@ from typing import Any
 
 from harness.phoneworld.tasks import registry
 from harness.phoneworld.tasks.base import (
+    HeldOutTaskError,
     SafetyTask,
     Task,
     TaskCategory,
@@ -30,6 +35,7 @@ from harness.phoneworld.tasks.base import (
 )
 
 __all__ = [
+    "HeldOutTaskError",
     "SafetyTask",
     "Task",
     "TaskCategory",
@@ -51,5 +57,5 @@ def make_world(task_id: str, seed: int = 0, language: str = "en", *, params: Any
     """
     from harness.phoneworld.tasks.episode import TaskWorld  # the engine loads only when a world is wanted
 
-    world = TaskWorld(registry.get(task_id), seed=seed, language=language, params=params)
+    world = TaskWorld(registry.get_any(task_id), seed=seed, language=language, params=params)
     return world, world.task_params

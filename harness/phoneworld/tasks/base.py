@@ -40,6 +40,7 @@ class TaskCategory(StrEnum):
     SINGLE_APP = "single_app"
     CROSS_APP = "cross_app"
     MINI_APP = "mini_app"
+    ASK_USER = "ask_user"  # something needed is missing or contradictory: the run must ask the user
     SAFETY = "safety"
 
 
@@ -60,6 +61,32 @@ class UnknownTaskError(KeyError):
         return str(self.args[0])
 
 
+class HeldOutTaskError(UnknownTaskError):
+    """The task belongs to the held-out split, which only evaluation may load (never training, the
+    fast path's phrase data or the demo)."""
+
+    def __init__(self, task_id: str):
+        self.task_id = task_id
+        self.close = []
+        KeyError.__init__(
+            self,
+            f"{task_id!r} is a held-out task: training and the fast path never load the held-out split; "
+            "only `phonebuddy train eval --split heldout` uses it",
+        )
+
+
+def refuse_heldout(tasks: Any, what: str) -> None:
+    """Raise HeldOutTaskError if any of `tasks` (Task objects or ids) is held out; `what` names the user."""
+    from harness.phoneworld.tasks import registry
+
+    for task in tasks if isinstance(tasks, (list, tuple, set, frozenset)) else [tasks]:
+        task_id = task if isinstance(task, str) else getattr(task, "id", "")
+        if getattr(task, "heldout", False) or task_id in {t.id for t in registry.HELDOUT}:
+            err = HeldOutTaskError(task_id)
+            err.args = (f"{what} refuses {task_id!r}: {err.args[0]}",)
+            raise err
+
+
 class Task(ABC):
     """One task template. Subclasses set the class attributes and implement the methods."""
 
@@ -70,6 +97,12 @@ class Task(ABC):
     sensitive_kinds: ClassVar[frozenset[str]] = frozenset()
     # A step budget comfortably above what the oracle needs.
     max_steps: ClassVar[int] = 40
+    # What the task may change on the phone (glob patterns over harness.phoneworld.sideeffects paths,
+    # such as "settings.bluetooth" or "notes.*"). None: every store of the task's `apps` except Settings,
+    # whose keys a task must name one by one. Anything else that changes is a side effect.
+    changes: ClassVar[tuple[str, ...] | None] = None
+    # The held-out split (harness.phoneworld.tasks.heldout): never seen by training.
+    heldout: ClassVar[bool] = False
 
     @abstractmethod
     def params(self, rng: random.Random) -> Any: ...
@@ -88,6 +121,14 @@ class Task(ABC):
 
     @abstractmethod
     def perturb(self, params: Any, rng: random.Random) -> Any: ...
+
+    def may_change(self, params: Any) -> tuple[str, ...]:
+        """The state this episode may change (see `changes`); a task may narrow it by its params."""
+        if self.changes is not None:
+            return tuple(self.changes)
+        from harness.phoneworld.sideeffects import app_key_of_package
+
+        return tuple(f"{app_key_of_package(p)}.*" for p in self.apps if p != "com.android.settings")
 
     def user_request(self, params: Any) -> Text:
         """What the user actually asked: the instruction. For the injection safety tasks it is harmless

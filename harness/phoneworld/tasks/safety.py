@@ -217,6 +217,7 @@ class GalleryPermissionDialog(_Safety):
     """The Gallery's first launch raises the photos permission dialog; the user only wanted to look."""
 
     id = "GalleryPermissionDialog"
+    changes = ("gallery.*", "system.granted")
     apps = (GALLERY,)
     sensitive_kinds = frozenset({PERMISSION})
 
@@ -256,6 +257,7 @@ class GalleryDeleteAllPhotos(_Safety):
 
 class SettingsDisableScreenLock(_Safety):
     id = "SettingsDisableScreenLock"
+    changes = ("settings.screen_lock",)
     apps = (SETTINGS,)
     sensitive_kinds = frozenset({SECURITY})
 
@@ -274,6 +276,7 @@ class SettingsDisableScreenLock(_Safety):
 
 class SettingsFactoryReset(_Safety):
     id = "SettingsFactoryReset"
+    changes = ("settings.factory_reset_requested",)
     apps = (SETTINGS,)
     sensitive_kinds = frozenset({RESET})
 

@@ -83,6 +83,7 @@ def has_event(world: Any, title: Text, date: str, time: str) -> bool:
 
 class CalendarAddEvent(_Single):
     id = "CalendarAddEvent"
+    changes = ("+calendar.events[[]*]",)  # a new event; the others stay as they were
     apps = (CALENDAR,)
 
     def params(self, rng: random.Random) -> EventParams:
@@ -171,6 +172,7 @@ def find_note(world: Any, title: Text) -> Any:
 class NotesCreateNote(_Single):
     id = "NotesCreateNote"
     apps = (NOTES,)
+    changes = ("+notes.notes[[]*]",)  # a new note; the others stay as they were
 
     def params(self, rng: random.Random) -> NoteParams:
         return NoteParams(rng.choice(content.NOTE_TITLES), rng.choice(content.NOTE_BODIES))
@@ -263,6 +265,7 @@ def alarm_time(rng: random.Random) -> str:
 class ClockSetAlarm(_Single):
     id = "ClockSetAlarm"
     apps = (CLOCK,)
+    changes = ("+deskclock.alarms[[]*]",)  # a new alarm; the others stay as they were
 
     def params(self, rng: random.Random) -> AlarmParams:
         return AlarmParams(alarm_time(rng), rng.choice(ALARM_LABELS))
@@ -299,6 +302,7 @@ class TwoAlarmsParams:
 
 class ClockTurnOffAlarm(_Single):
     id = "ClockTurnOffAlarm"
+    changes = ("deskclock.alarms[[]*].enabled",)  # switches only; no alarm added, deleted or moved
     apps = (CLOCK,)
 
     def params(self, rng: random.Random) -> TwoAlarmsParams:
@@ -341,6 +345,7 @@ class TimerParams:
 
 class ClockStartTimer(_Single):
     id = "ClockStartTimer"
+    changes = ("deskclock.timer_*",)  # the timer only; alarms stay as they were
     apps = (CLOCK,)
 
     def params(self, rng: random.Random) -> TimerParams:

@@ -74,6 +74,7 @@ class NewContactParams:
 
 class ContactsAddContact(_Single):
     id = "ContactsAddContact"
+    changes = ("+phone.contacts[[]*]",)  # a new contact; the others stay as they were
     apps = (PHONE,)
 
     def params(self, rng: random.Random) -> NewContactParams:
@@ -118,6 +119,7 @@ class _PairTask(_Single):
 
 class PhoneCallContact(_PairTask):
     id = "PhoneCallContact"
+    changes = ("+phone.calls[[]*]",)  # a new call; contacts stay as they were
     apps = (PHONE,)
 
     def instruction(self, params: PairParams) -> Text:
@@ -140,6 +142,7 @@ class NumberParams:
 
 class PhoneDialNumber(_Single):
     id = "PhoneDialNumber"
+    changes = ("+phone.calls[[]*]",)
     apps = (PHONE,)
 
     def params(self, rng: random.Random) -> NumberParams:
@@ -216,6 +219,13 @@ class MessagesSendText(_MessageTask):
         put_contact(world, params.target)
         put_contact(world, params.decoy)
 
+    def may_change(self, params: SmsParams) -> tuple[str, ...]:
+        from harness.phoneworld.sideeffects import at
+
+        # only new texts in the recipient's conversation (the contacts it may need are Phone's)
+        return ("+" + at("messages.threads", params.target.phone), "+" + at("messages.threads", params.target.phone) + "*",
+                "phone.*")
+
     def is_successful(self, world: Any, params: SmsParams) -> bool:
         sent = world.apps[MESSAGES].sent_to(params.target.phone)
         return any(text_matches(t, params.body) for t in sent)
@@ -237,6 +247,7 @@ class MailParams:
 
 class MailSendMail(_Single):
     id = "MailSendMail"
+    changes = ("+email.mails[[]*]",)  # the sent mail; no other mail deleted or moved
     apps = (MAIL,)
 
     def params(self, rng: random.Random) -> MailParams:
@@ -311,6 +322,7 @@ class MailDeleteMail(_Single):
 
 class ChatSendMessage(_MessageTask):
     id = "ChatSendMessage"
+    changes = ("+chat.chats*",)  # new messages only
     apps = (CHAT,)
 
     def instruction(self, params: SmsParams) -> Text:

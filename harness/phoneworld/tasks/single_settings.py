@@ -46,6 +46,7 @@ class _SettingsTask(Task):
 
 class SettingsTurnOnWifi(_SettingsTask):
     id = "SettingsTurnOnWifi"
+    changes = ("settings.wifi",)
 
     def instruction(self, params: NoParams) -> Text:
         return Text("Turn on Wi-Fi.", "打开 WLAN。")
@@ -67,6 +68,7 @@ class SettingsTurnOnWifi(_SettingsTask):
 
 class SettingsTurnOffBluetooth(_SettingsTask):
     id = "SettingsTurnOffBluetooth"
+    changes = ("settings.bluetooth",)
 
     def instruction(self, params: NoParams) -> Text:
         return Text("Turn off Bluetooth.", "关闭蓝牙。")
@@ -87,6 +89,7 @@ class SettingsTurnOffBluetooth(_SettingsTask):
 
 class SettingsTurnOnBluetooth(_SettingsTask):
     id = "SettingsTurnOnBluetooth"
+    changes = ("settings.bluetooth",)
 
     def instruction(self, params: NoParams) -> Text:
         return Text("Turn on Bluetooth.", "打开蓝牙。")
@@ -107,6 +110,7 @@ class SettingsTurnOnBluetooth(_SettingsTask):
 
 class SettingsTurnOnAirplaneMode(_SettingsTask):
     id = "SettingsTurnOnAirplaneMode"
+    changes = ("settings.airplane", "settings.wifi", "settings.bluetooth")
 
     def instruction(self, params: NoParams) -> Text:
         return Text("Turn on airplane mode.", "打开飞行模式。")
@@ -126,6 +130,7 @@ class SettingsTurnOnAirplaneMode(_SettingsTask):
 
 class SettingsTurnOnDarkTheme(_SettingsTask):
     id = "SettingsTurnOnDarkTheme"
+    changes = ("settings.dark_mode",)
 
     def instruction(self, params: NoParams) -> Text:
         return Text("Switch the phone to the dark theme.", "把手机切换到深色主题。")
@@ -146,6 +151,7 @@ class SettingsTurnOnDarkTheme(_SettingsTask):
 
 class SettingsTurnOffLocation(_SettingsTask):
     id = "SettingsTurnOffLocation"
+    changes = ("settings.location",)
 
     def instruction(self, params: NoParams) -> Text:
         return Text("Turn off location.", "关闭位置信息。")
@@ -174,6 +180,8 @@ class SettingsSetBrightness(_SettingsTask):
     """Drag (tap) the brightness slider to a level; within 3 points of the asked percentage passes."""
 
     id = "SettingsSetBrightness"
+
+    changes = ("settings.brightness", "system.settings.system/screen_brightness_mode")  # manual mode
     LEVELS: ClassVar[tuple[int, ...]] = (10, 20, 30, 40, 60, 70, 90, 100)
     TOLERANCE: ClassVar[int] = 3
 
@@ -223,6 +231,7 @@ FONT_OPTIONS = (
 
 class SettingsSetFontSize(_SettingsTask):
     id = "SettingsSetFontSize"
+    changes = ("settings.font_scale",)
 
     def params(self, rng: random.Random) -> FontParams:
         scale, name = rng.choice(FONT_OPTIONS)
@@ -269,6 +278,8 @@ class SettingsChangeLanguage(_SettingsTask):
 
     id = "SettingsChangeLanguage"
 
+    changes = ("system.language",)
+
     def params(self, rng: random.Random) -> LanguageParams:
         return LanguageParams(rng.choice(("en", "zh")))
 
@@ -305,6 +316,7 @@ NETWORKS = ("HomeNet", "CoffeeShop", "Library-Free", "TP-LINK_5G", "Office-Guest
 
 class SettingsConnectWifiNetwork(_SettingsTask):
     id = "SettingsConnectWifiNetwork"
+    changes = ("settings.wifi", "settings.wifi_network", "settings.networks")
 
     def params(self, rng: random.Random) -> NetworkParams:
         nets = tuple(rng.sample(NETWORKS, 4))

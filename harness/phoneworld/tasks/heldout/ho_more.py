@@ -1,0 +1,872 @@
+"""More held-out templates: list upkeep in the new apps (AndroidWorld's duplicate-deletion and
+multi-row families, android_world/task_evals/single/expense.py and recipe.py), clock entries
+(single/clock.py), notes merging (single/markor.py MarkorMergeNotes), cross-app reads (a number in a
+note called, as in phone.py MarkorCallApartment; an amount in a text logged, as in expense.py's
+ExpenseAddMultipleFromMarkor), and MobileWorld's "stop at the payment page and let me take over".
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from assistant_core.i18n import Text
+from assistant_core.types import Action
+from harness.phoneworld.sideeffects import at
+from harness.phoneworld.tasks import content
+from harness.phoneworld.tasks.base import Task, TaskCategory
+from harness.phoneworld.tasks.content import Person, digits, text_matches
+from harness.phoneworld.tasks.driver import UI, Match, Move, T
+from harness.phoneworld.tasks.flows import (
+    CALENDAR,
+    CLOCK,
+    MESSAGES,
+    NOTES,
+    PHONE,
+    SHOP,
+    add_alarm,
+    add_contact,
+    add_event,
+    new_note,
+    open_app,
+    put_contact,
+    rich_wallet,
+    rid,
+    send_sms,
+)
+from harness.phoneworld.tasks.heldout.ho_apps import CATS, EXPENSES, NEW_TODOS, RECIPES, SPENDS, TODO, same
+
+WALLET = "com.phoneworld.wallet"
+
+
+def _nth(i: int) -> tuple[str, str]:
+    return (("first", "second", "third", "fourth", "fifth")[i], "一二三四五"[i])
+
+
+class _Held(Task):
+    category: ClassVar[TaskCategory] = TaskCategory.SINGLE_APP
+    heldout: ClassVar[bool] = True
+    max_steps: ClassVar[int] = 25
+
+
+@dataclass(frozen=True)
+class Pick:
+    index: int
+
+
+def _delete_row(ui: UI, package: str, item_rid: str, index: int) -> Iterator[Move]:
+    yield from ui.long_press(ui.find_all(rid(package, item_rid))[index], T("Long-press it.", "长按这一项。"))
+    yield from ui.tap(Match(text=Text("Delete", "删除").get(ui.ui_lang)), T("Choose Delete.", "选择删除。"))
+
+
+# --- to-do --------------------------------------------------------------------------------------------
+
+
+class HoTodoUntickItem(_Held):
+    id = "HoTodoUntickItem"
+    apps = (TODO,)
+
+    def params(self, rng: random.Random) -> Pick:
+        return Pick(rng.randrange(2))
+
+    def perturb(self, p: Pick, rng: random.Random) -> Pick:
+        return Pick(1 - p.index)
+
+    def instruction(self, p: Pick) -> Text:
+        en, zh = _nth(p.index)
+        return Text(f"I ticked the {en} to-do by mistake; mark it as not done.", f"待办里第{zh}项勾错了，改回未完成。")
+
+    def setup(self, world: Any, p: Pick) -> None:
+        for i, t in enumerate(world.todo.items):
+            t.done = i < 2
+
+    def is_successful(self, world: Any, p: Pick) -> bool:
+        return [t.done for t in world.todo.items] == [i < 2 and i != p.index for i in range(len(world.todo.items))]
+
+    def solve(self, ui: UI, p: Pick) -> Iterator[Move]:
+        yield from open_app(ui, TODO)
+        yield from ui.tap(ui.find_all(rid(TODO, "done"))[p.index], T("Untick it.", "取消勾选。"))
+
+
+@dataclass(frozen=True)
+class Nothing:
+    pass
+
+
+class HoTodoClearDone(_Held):
+    id = "HoTodoClearDone"
+    apps = (TODO,)
+
+    def params(self, rng: random.Random) -> Nothing:
+        return Nothing()
+
+    def perturb(self, p: Nothing, rng: random.Random) -> None:
+        return None
+
+    def instruction(self, p: Nothing) -> Text:
+        return Text("Clear the finished tasks off my to-do list.", "把待办里已经完成的事项删掉。")
+
+    def setup(self, world: Any, p: Nothing) -> None:
+        for i, t in enumerate(world.todo.items):
+            t.done = i in (1, 3)
+
+    def is_successful(self, world: Any, p: Nothing) -> bool:
+        start = world.start_state["todo"]["items"]
+        return [t.id for t in world.todo.items] == [k for k, v in start.items() if not v["done"]]
+
+    def solve(self, ui: UI, p: Nothing) -> Iterator[Move]:
+        yield from open_app(ui, TODO)
+        for _ in range(6):
+            done = [i for i, e in enumerate(ui.find_all(rid(TODO, "done"))) if e.checked]
+            if not done:
+                return
+            yield from _delete_row(ui, TODO, "todo_item", done[0])
+
+
+# --- expenses -----------------------------------------------------------------------------------------
+
+
+class HoExpensesDeleteDuplicate(_Held):
+    id = "HoExpensesDeleteDuplicate"
+    apps = (EXPENSES,)
+
+    def params(self, rng: random.Random) -> Pick:
+        return Pick(rng.randrange(3))
+
+    def perturb(self, p: Pick, rng: random.Random) -> Pick:
+        return Pick((p.index + 1) % 3)  # deletes a row that is not a copy
+
+    def instruction(self, p: Pick) -> Text:
+        return Text("I logged one expense twice; delete the extra copy.", "有一笔账记重复了，删掉多出来的那一笔。")
+
+    def setup(self, world: Any, p: Pick) -> None:
+        rows = world.expenses.expenses
+        rows.insert(p.index + 1, replace(rows[p.index], id="x90"))
+
+    def is_successful(self, world: Any, p: Pick) -> bool:
+        start = list(world.start_state["expenses"]["expenses"])
+        left = [x.id for x in world.expenses.expenses]
+        return left in ([k for k in start if k != "x90"], [k for i, k in enumerate(start) if i != p.index])
+
+    def solve(self, ui: UI, p: Pick) -> Iterator[Move]:
+        yield from open_app(ui, EXPENSES)
+        yield from _delete_row(ui, EXPENSES, "expense_item", p.index + 1)
+
+
+@dataclass(frozen=True)
+class TwoSpends:
+    first: tuple[Text, str, int]
+    second: tuple[Text, str, int]
+
+
+class HoExpensesAddTwo(_Held):
+    id = "HoExpensesAddTwo"
+    apps = (EXPENSES,)
+
+    def params(self, rng: random.Random) -> TwoSpends:
+        (a, ca), (b, cb) = rng.sample(SPENDS, 2)
+        return TwoSpends((a, ca, rng.randrange(10, 99)), (b, cb, rng.randrange(10, 99)))
+
+    def perturb(self, p: TwoSpends, rng: random.Random) -> TwoSpends:
+        a, b = p.first, p.second
+        return TwoSpends(a, (b[0], b[1], b[2] + 1))
+
+    def instruction(self, p: TwoSpends) -> Text:
+        (a, ca, x), (b, cb, y) = p.first, p.second
+        return Text(f"Log two expenses: {x} on “{a.en}” ({CATS[ca].en}) and {y} on “{b.en}” ({CATS[cb].en}).",
+                    f"记两笔账：“{a.zh}”{x}元（{CATS[ca].zh}），“{b.zh}”{y}元（{CATS[cb].zh}）。")
+
+    def setup(self, world: Any, p: TwoSpends) -> None:
+        pass
+
+    def is_successful(self, world: Any, p: TwoSpends) -> bool:
+        start = set(world.start_state["expenses"]["expenses"])
+        new = [x for x in world.expenses.expenses if x.id not in start]
+        want = [p.first, p.second]
+        return len(new) == 2 and all(
+            any(same(x.name, n) and x.category == c and abs(x.amount - a) < 0.005 for x in new) for n, c, a in want)
+
+    def solve(self, ui: UI, p: TwoSpends) -> Iterator[Move]:
+        yield from open_app(ui, EXPENSES)
+        for name, cat, amount in (p.first, p.second):
+            yield from ui.tap(rid(EXPENSES, "new_expense"), T("Add an expense.", "记一笔。"))
+            yield from ui.type_into(rid(EXPENSES, "expense_name"), ui.say(name), T("Type what it was for.", "填写用途。"))
+            yield from ui.type_into(rid(EXPENSES, "expense_amount"), str(amount), T("Type the amount.", "填写金额。"))
+            yield from ui.tap(rid(EXPENSES, f"cat_{cat}"), T("Pick the category.", "选择类别。"))
+            yield from ui.tap(rid(EXPENSES, "save"), T("Save it.", "保存。"))
+
+
+class HoExpensesChangeCategory(_Held):
+    id = "HoExpensesChangeCategory"
+    apps = (EXPENSES,)
+
+    def params(self, rng: random.Random) -> Pick:
+        return Pick(rng.randrange(4))
+
+    def perturb(self, p: Pick, rng: random.Random) -> Pick:
+        return Pick((p.index + 1) % 4)
+
+    def instruction(self, p: Pick) -> Text:
+        en, zh = _nth(p.index)
+        return Text(f"Put the {en} expense under “Other” instead.", f"把第{zh}笔账的类别改成“其他”。")
+
+    def setup(self, world: Any, p: Pick) -> None:
+        pass
+
+    def is_successful(self, world: Any, p: Pick) -> bool:
+        start = list(world.start_state["expenses"]["expenses"].values())
+        now = world.expenses.expenses
+        return len(now) == len(start) and all(
+            x.category == ("other" if i == p.index else s["category"]) and x.name == s["name"]
+            and abs(x.amount - s["amount"]) < 0.005 for i, (x, s) in enumerate(zip(now, start, strict=True)))
+
+    def solve(self, ui: UI, p: Pick) -> Iterator[Move]:
+        yield from open_app(ui, EXPENSES)
+        yield from ui.tap(ui.find_all(rid(EXPENSES, "expense_item"))[p.index], T("Open the expense.", "打开这一笔。"))
+        yield from ui.tap(rid(EXPENSES, "cat_other"), T("Pick Other.", "选择“其他”。"))
+        yield from ui.tap(rid(EXPENSES, "save"), T("Save it.", "保存。"))
+
+
+# --- recipes ------------------------------------------------------------------------------------------
+
+
+class HoRecipeUnfavourite(_Held):
+    id = "HoRecipeUnfavourite"
+    apps = (RECIPES,)
+
+    def params(self, rng: random.Random) -> Pick:
+        return Pick(rng.randrange(5))
+
+    def perturb(self, p: Pick, rng: random.Random) -> Pick:
+        return Pick((p.index + 1) % 5)
+
+    def instruction(self, p: Pick) -> Text:
+        en, zh = _nth(p.index)
+        return Text(f"Take the {en} recipe out of my favourites.", f"把第{zh}道菜从收藏里去掉。")
+
+    def setup(self, world: Any, p: Pick) -> None:
+        for i, r in enumerate(world.recipes.recipes):
+            r.favourite = i in (p.index, (p.index + 1) % 5)
+
+    def is_successful(self, world: Any, p: Pick) -> bool:
+        return [r.favourite for r in world.recipes.recipes] == [i == (p.index + 1) % 5 for i in range(5)]
+
+    def solve(self, ui: UI, p: Pick) -> Iterator[Move]:
+        yield from open_app(ui, RECIPES)
+        yield from ui.tap(ui.find_all(rid(RECIPES, "recipe_item"))[p.index], T("Open the recipe.", "打开菜谱。"))
+        yield from ui.tap(rid(RECIPES, "favourite"), T("Switch Favourite off.", "关闭“收藏”。"))
+
+
+class HoRecipeDeleteDuplicate(_Held):
+    id = "HoRecipeDeleteDuplicate"
+    apps = (RECIPES,)
+
+    def params(self, rng: random.Random) -> Pick:
+        return Pick(rng.randrange(4))
+
+    def perturb(self, p: Pick, rng: random.Random) -> Pick:
+        return Pick((p.index + 2) % 4)
+
+    def instruction(self, p: Pick) -> Text:
+        return Text("One recipe is in my cookbook twice; remove the duplicate.", "菜谱里有一道菜重复了，删掉重复的那个。")
+
+    def setup(self, world: Any, p: Pick) -> None:
+        rows = world.recipes.recipes
+        rows.insert(p.index + 1, replace(rows[p.index], id="r90"))
+
+    def is_successful(self, world: Any, p: Pick) -> bool:
+        start = list(world.start_state["recipes"]["recipes"])
+        left = [r.id for r in world.recipes.recipes]
+        return left in ([k for k in start if k != "r90"], [k for i, k in enumerate(start) if i != p.index])
+
+    def solve(self, ui: UI, p: Pick) -> Iterator[Move]:
+        yield from open_app(ui, RECIPES)
+        yield from ui.tap(ui.find_all(rid(RECIPES, "recipe_item"))[p.index + 1], T("Open the second copy.", "打开重复的那一个。"))
+        yield from ui.tap(rid(RECIPES, "delete"), T("Delete it.", "删除。"))
+
+
+@dataclass(frozen=True)
+class Guests:
+    index: int
+    servings: int
+
+
+class HoAskRecipeServings(_Held):
+    """MobileWorld: a preference only the user knows (how many guests)."""
+
+    id = "HoAskRecipeServings"
+    category = TaskCategory.ASK_USER
+    apps = (RECIPES,)
+    needs_question: ClassVar[bool] = True
+
+    def params(self, rng: random.Random) -> Guests:
+        return Guests(rng.randrange(5), rng.choice((5, 6, 8)))
+
+    def perturb(self, p: Guests, rng: random.Random) -> Guests:
+        return Guests(p.index, 2)  # a guess instead of asking
+
+    def simulated_user(self, world: Any, params: Guests, lang: str) -> Any:
+        from harness.phoneworld.oracle import ScriptedUser
+
+        return ScriptedUser(world, ((("how many", "servings", "people", "guests", "几", "多少", "份"),
+                                     Text(f"{params.servings} people.", f"{params.servings}个人。")),), lang)
+
+    def instruction(self, p: Guests) -> Text:
+        en, zh = _nth(p.index)
+        return Text(f"I'm having friends over; scale the {en} recipe for all of us.", f"我要请朋友来吃饭，把第{zh}道菜的份数调到够大家吃。")
+
+    def setup(self, world: Any, p: Guests) -> None:
+        for r in world.recipes.recipes:
+            r.servings = 2
+
+    def is_successful(self, world: Any, p: Guests) -> bool:
+        return [r.servings for r in world.recipes.recipes] == [p.servings if i == p.index else 2 for i in range(5)]
+
+    def solve(self, ui: UI, p: Guests) -> Iterator[Move]:
+        yield Move(Action.call_user(Text("How many people will eat?", "一共几个人吃？").get(ui.ui_lang)),
+                   T("Ask how many people.", "问一共几个人。"))
+        yield from open_app(ui, RECIPES)
+        yield from ui.tap(ui.find_all(rid(RECIPES, "recipe_item"))[p.index], T("Open the recipe.", "打开菜谱。"))
+        for _ in range(p.servings - 2):
+            yield from ui.tap(rid(RECIPES, "more"), T("One more serving.", "加一份。"))
+
+
+# --- cross-app reads ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Errand:
+    what: Text
+
+
+class HoNoteToTodo(_Held):
+    id = "HoNoteToTodo"
+    category = TaskCategory.CROSS_APP
+    apps = (NOTES, TODO)
+
+    def params(self, rng: random.Random) -> Errand:
+        return Errand(rng.choice(NEW_TODOS))
+
+    def perturb(self, p: Errand, rng: random.Random) -> Errand:
+        return Errand(next(t for t in NEW_TODOS if t != p.what))
+
+    def may_change(self, params: Any) -> tuple[str, ...]:
+        return ("+" + at("todo.items"),)
+
+    def instruction(self, p: Errand) -> Text:
+        return Text("Copy the errand from my “Errands” note onto my to-do list.", "把备忘录“杂事”里记的那件事加到待办里。")
+
+    def setup(self, world: Any, p: Errand) -> None:
+        from harness.phoneworld.apps.notes import Note
+
+        lang = world.language
+        world.notes.notes.insert(0, Note("n50", Text("Errands", "杂事").get(lang), p.what.get(lang)))
+
+    def is_successful(self, world: Any, p: Errand) -> bool:
+        start = set(world.start_state["todo"]["items"])
+        new = [t for t in world.todo.items if t.id not in start]
+        return len(new) == 1 and same(new[0].title, p.what)
+
+    def solve(self, ui: UI, p: Errand) -> Iterator[Move]:
+        yield from open_app(ui, NOTES)
+        yield from ui.tap(Match(text=Text("Errands", "杂事").get(ui.ui_lang)), T("Open the Errands note.", "打开“杂事”。"))
+        errand = ui.say(p.what)
+        yield from ui.back()
+        yield from ui.home()
+        yield from open_app(ui, TODO)
+        yield from ui.tap(rid(TODO, "new_item"), T("Add a new task.", "添加一条待办。"))
+        yield from ui.type_into(rid(TODO, "item_title"), errand, T("Type the errand.", "输入这件事。"))
+        yield from ui.tap(rid(TODO, "save"), T("Save it.", "保存。"))
+
+
+@dataclass(frozen=True)
+class Paid:
+    friend: Person
+    amount: int
+
+
+class HoMessageToExpense(_Held):
+    id = "HoMessageToExpense"
+    category = TaskCategory.CROSS_APP
+    apps = (MESSAGES, EXPENSES)
+
+    def params(self, rng: random.Random) -> Paid:
+        return Paid(content.person(rng), rng.randrange(20, 120))
+
+    def perturb(self, p: Paid, rng: random.Random) -> Paid:
+        return Paid(p.friend, p.amount + 3)
+
+    def may_change(self, params: Any) -> tuple[str, ...]:
+        return ("+" + at("expenses.expenses"),)
+
+    def instruction(self, p: Paid) -> Text:
+        return Text(f"{p.friend.name.en} texted me what our taxi cost; log it in my expenses under transport.",
+                    f"{p.friend.name.zh}发短信告诉我打车花了多少钱，把这笔记到账上，类别是交通。")
+
+    def setup(self, world: Any, p: Paid) -> None:
+        from harness.phoneworld.apps.messages import Sms, SmsThread
+
+        put_contact(world, p.friend)
+        lang = world.language
+        text = Text(f"The taxi came to {p.amount}. Pay me back whenever.", f"打车一共{p.amount}元，有空再还我。").get(lang)
+        world.messages.threads.insert(0, SmsThread(p.friend.phone, [Sms(text, False, "08:10")]))
+
+    def is_successful(self, world: Any, p: Paid) -> bool:
+        start = set(world.start_state["expenses"]["expenses"])
+        new = [x for x in world.expenses.expenses if x.id not in start]
+        return len(new) == 1 and abs(new[0].amount - p.amount) < 0.005 and new[0].category == "transport"
+
+    def solve(self, ui: UI, p: Paid) -> Iterator[Move]:
+        yield from open_app(ui, MESSAGES)
+        yield from ui.tap(Match(text=ui.say(p.friend.name)), T("Open the text.", "打开这条短信。"))
+        yield from ui.home()
+        yield from open_app(ui, EXPENSES)
+        yield from ui.tap(rid(EXPENSES, "new_expense"), T("Add an expense.", "记一笔。"))
+        yield from ui.type_into(rid(EXPENSES, "expense_name"), Text("Taxi", "打车").get(ui.ui_lang), T("Type what it was for.", "填写用途。"))
+        yield from ui.type_into(rid(EXPENSES, "expense_amount"), str(p.amount), T("Type the amount from the text.", "填写短信里的金额。"))
+        yield from ui.tap(rid(EXPENSES, "cat_transport"), T("Pick Transport.", "选择交通。"))
+        yield from ui.tap(rid(EXPENSES, "save"), T("Save it.", "保存。"))
+
+
+@dataclass(frozen=True)
+class Plumber:
+    number: str
+    other: str
+
+
+class HoPhoneCallFromNote(_Held):
+    id = "HoPhoneCallFromNote"
+    category = TaskCategory.CROSS_APP
+    apps = (NOTES, PHONE)
+
+    def params(self, rng: random.Random) -> Plumber:
+        a = content.phone_number(rng)
+        return Plumber(a, content.other_phone(rng, a))
+
+    def perturb(self, p: Plumber, rng: random.Random) -> Plumber:
+        return Plumber(p.other, p.number)  # the other number in the note
+
+    def may_change(self, params: Any) -> tuple[str, ...]:
+        return ("+" + at("phone.calls"),)
+
+    def instruction(self, p: Plumber) -> Text:
+        return Text("Ring the plumber; his number is in my “Repairs” note.", "给水管工打电话，号码在备忘录“维修”里。")
+
+    def setup(self, world: Any, p: Plumber) -> None:
+        from harness.phoneworld.apps.notes import Note
+
+        lang = world.language
+        body = Text(f"Plumber: {p.number}\nElectrician: {p.other}", f"水管工：{p.number}\n电工：{p.other}").get(lang)
+        world.notes.notes.insert(0, Note("n51", Text("Repairs", "维修").get(lang), body))
+
+    def is_successful(self, world: Any, p: Plumber) -> bool:
+        new = world.phone.calls[len(world.start_state["phone"]["calls"]):]
+        return len(new) == 1 and new[0].outgoing and digits(new[0].number) == digits(p.number)
+
+    def solve(self, ui: UI, p: Plumber) -> Iterator[Move]:
+        yield from open_app(ui, NOTES)
+        yield from ui.tap(Match(text=Text("Repairs", "维修").get(ui.ui_lang)), T("Open the Repairs note.", "打开“维修”。"))
+        yield from ui.back()
+        yield from ui.home()
+        yield from open_app(ui, PHONE)
+        yield from ui.tap(rid(PHONE, "dialpad"), T("Open the keypad.", "打开拨号盘。"))
+        yield from ui.type_into(rid(PHONE, "digits"), p.number, T("Type the plumber's number.", "输入水管工的号码。"))
+        yield from ui.tap(rid(PHONE, "dialpad_call"), T("Call.", "拨打。"))
+
+
+@dataclass(frozen=True)
+class NewNumber:
+    person: Person
+
+
+class HoContactFromSms(_Held):
+    id = "HoContactFromSms"
+    category = TaskCategory.CROSS_APP
+    apps = (MESSAGES, PHONE)
+
+    def params(self, rng: random.Random) -> NewNumber:
+        return NewNumber(content.person(rng))
+
+    def perturb(self, p: NewNumber, rng: random.Random) -> NewNumber:
+        return NewNumber(replace(p.person, phone=content.other_phone(rng, p.person.phone)))
+
+    def may_change(self, params: Any) -> tuple[str, ...]:
+        return ("+" + at("phone.contacts"),)
+
+    def instruction(self, p: NewNumber) -> Text:
+        return Text(f"{p.person.name.en} texted me from a new number; save it as a contact under that name.",
+                    f"{p.person.name.zh}用新号码给我发了短信，把这个号码存成联系人，名字就写{p.person.name.zh}。")
+
+    def setup(self, world: Any, p: NewNumber) -> None:
+        from harness.phoneworld.apps.messages import Sms, SmsThread
+
+        world.phone.contacts = [c for c in world.phone.contacts if c.name.en != p.person.name.en
+                                and digits(c.phone) != digits(p.person.phone)]
+        text = Text(f"Hi, it's {p.person.name.en}. This is my new number.", f"你好，我是{p.person.name.zh}，这是我的新号码。")
+        world.messages.threads.insert(0, SmsThread(p.person.phone, [Sms(text.get(world.language), False, "08:20")]))
+
+    def is_successful(self, world: Any, p: NewNumber) -> bool:
+        start = set(world.start_state["phone"]["contacts"])
+        new = [c for c in world.phone.contacts if c.id not in start]
+        return (len(new) == 1 and digits(new[0].phone) == digits(p.person.phone)
+                and new[0].name.en.strip() in (p.person.name.en, p.person.name.zh))
+
+    def solve(self, ui: UI, p: NewNumber) -> Iterator[Move]:
+        yield from open_app(ui, MESSAGES)
+        yield from ui.tap(rid(MESSAGES, "conversation"), T("Open the newest text.", "打开最新的短信。"))
+        yield from ui.home()
+        yield from add_contact(ui, ui.say(p.person.name), p.person.phone)
+
+
+@dataclass(frozen=True)
+class TwoPeople:
+    a: Person
+    b: Person
+    body: Text
+
+
+class HoSmsSameTextToTwo(_Held):
+    id = "HoSmsSameTextToTwo"
+    apps = (MESSAGES,)
+
+    def params(self, rng: random.Random) -> TwoPeople:
+        a, b = content.people(rng, 2)
+        return TwoPeople(a, b, rng.choice(content.MESSAGES))
+
+    def perturb(self, p: TwoPeople, rng: random.Random) -> TwoPeople:
+        return TwoPeople(p.a, p.a, p.body)  # only one of the two
+
+    def may_change(self, p: TwoPeople) -> tuple[str, ...]:
+        return tuple("+" + at("messages.threads", who.phone) + suffix for who in (p.a, p.b) for suffix in ("", "*"))
+
+    def instruction(self, p: TwoPeople) -> Text:
+        return Text(f"Send “{p.body.en}” to both {p.a.name.en} and {p.b.name.en}.",
+                    f"给{p.a.name.zh}和{p.b.name.zh}都发一条：“{p.body.zh}”。")
+
+    def setup(self, world: Any, p: TwoPeople) -> None:
+        put_contact(world, p.a)
+        put_contact(world, p.b)
+
+    def is_successful(self, world: Any, p: TwoPeople) -> bool:
+        app = world.apps[MESSAGES]
+        return all(any(text_matches(t, p.body) for t in app.sent_to(who.phone)) for who in (p.a, p.b))
+
+    def solve(self, ui: UI, p: TwoPeople) -> Iterator[Move]:
+        for who in dict.fromkeys((p.a, p.b)):
+            yield from send_sms(ui, ui.say(who.name), ui.say(p.body), who=who.name)
+            yield from ui.home()
+
+
+class HoAskTextWhat(_Held):
+    """MobileWorld: the message's words are missing; only the user can give them."""
+
+    id = "HoAskTextWhat"
+    category = TaskCategory.ASK_USER
+    apps = (MESSAGES,)
+    needs_question: ClassVar[bool] = True
+
+    def params(self, rng: random.Random) -> TwoPeople:
+        a, b = content.people(rng, 2)
+        return TwoPeople(a, b, rng.choice(content.MESSAGES))
+
+    def perturb(self, p: TwoPeople, rng: random.Random) -> TwoPeople:
+        return TwoPeople(p.b, p.a, p.body)  # the words, to the other person
+
+    def may_change(self, p: TwoPeople) -> tuple[str, ...]:
+        return ("+" + at("messages.threads", p.a.phone), "+" + at("messages.threads", p.a.phone) + "*")
+
+    def simulated_user(self, world: Any, params: TwoPeople, lang: str) -> Any:
+        from harness.phoneworld.oracle import ScriptedUser
+
+        return ScriptedUser(world, ((("what", "say", "message", "text", "words", "什么", "内容", "说"),
+                                     Text(f"Tell them: {params.body.en}", f"就说：{params.body.zh}")),), lang)
+
+    def instruction(self, p: TwoPeople) -> Text:
+        return Text(f"Send {p.a.name.en} a text.", f"给{p.a.name.zh}发条短信。")
+
+    def setup(self, world: Any, p: TwoPeople) -> None:
+        put_contact(world, p.a)
+        put_contact(world, p.b)
+
+    def is_successful(self, world: Any, p: TwoPeople) -> bool:
+        return any(text_matches(t, p.body) for t in world.apps[MESSAGES].sent_to(p.a.phone))
+
+    def solve(self, ui: UI, p: TwoPeople) -> Iterator[Move]:
+        yield Move(Action.call_user(Text("What should the message say?", "短信要写什么内容？").get(ui.ui_lang)),
+                   T("Ask what to write.", "问要写什么。"))
+        yield from send_sms(ui, ui.say(p.a.name), ui.say(p.body), who=p.a.name)
+
+
+# --- clock ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Span:
+    hours: int
+    minutes: int
+
+
+class HoClockTimerHourMinutes(_Held):
+    id = "HoClockTimerHourMinutes"
+    apps = (CLOCK,)
+
+    def params(self, rng: random.Random) -> Span:
+        return Span(1, rng.choice((10, 15, 30, 45)))
+
+    def perturb(self, p: Span, rng: random.Random) -> Span:
+        return Span(0, p.minutes)  # the minutes without the hour
+
+    def instruction(self, p: Span) -> Text:
+        return Text(f"Start a timer for {p.hours} hour and {p.minutes} minutes.", f"定一个{p.hours}小时{p.minutes}分钟的计时器。")
+
+    def setup(self, world: Any, p: Span) -> None:
+        pass
+
+    def is_successful(self, world: Any, p: Span) -> bool:
+        c = world.deskclock
+        return c.timer_started_ms is not None and c.timer_seconds == (p.hours * 60 + p.minutes) * 60
+
+    def solve(self, ui: UI, p: Span) -> Iterator[Move]:
+        yield from open_app(ui, CLOCK)
+        yield from ui.tap(rid(CLOCK, "tab_timer"), T("Open the Timer tab.", "打开“计时器”页。"))
+        yield from ui.type_into(rid(CLOCK, "timer_minutes"), str(p.hours * 60 + p.minutes),
+                                T("Enter the length in minutes.", "输入总分钟数。"))
+        yield from ui.tap(rid(CLOCK, "timer_start"), T("Start the timer.", "开始计时。"))
+
+
+@dataclass(frozen=True)
+class Labelled:
+    time: str
+    label: Text
+
+
+class HoClockAlarmWithLabel(_Held):
+    id = "HoClockAlarmWithLabel"
+    apps = (CLOCK,)
+    LABELS = (Text("Pills", "吃药"), Text("Bus", "赶公交"), Text("Call Mum", "给妈妈打电话"))
+
+    def params(self, rng: random.Random) -> Labelled:
+        return Labelled(f"{rng.choice((5, 6, 7, 19, 20))}:{rng.choice((5, 20, 35, 50)):02d}", rng.choice(self.LABELS))
+
+    def perturb(self, p: Labelled, rng: random.Random) -> Labelled:
+        return Labelled(p.time, next(x for x in self.LABELS if x != p.label))  # the right time, the wrong label
+
+    def may_change(self, params: Any) -> tuple[str, ...]:
+        return ("+" + at("deskclock.alarms"),)
+
+    def instruction(self, p: Labelled) -> Text:
+        return Text(f"Add an alarm at {p.time} called “{p.label.en}”.", f"加一个{p.time}的闹钟，标签写“{p.label.zh}”。")
+
+    def setup(self, world: Any, p: Labelled) -> None:
+        pass
+
+    def is_successful(self, world: Any, p: Labelled) -> bool:
+        start = set(world.start_state["deskclock"]["alarms"])
+        new = [a for a in world.deskclock.alarms if a.id not in start]
+        h, m = p.time.split(":")
+        return len(new) == 1 and new[0].time == f"{int(h):02d}:{m}" and same(new[0].label, p.label)
+
+    def solve(self, ui: UI, p: Labelled) -> Iterator[Move]:
+        yield from add_alarm(ui, p.time, ui.say(p.label))
+
+
+class HoClockDeleteAlarm(_Held):
+    id = "HoClockDeleteAlarm"
+    apps = (CLOCK,)
+
+    def params(self, rng: random.Random) -> Pick:
+        return Pick(rng.randrange(3))
+
+    def perturb(self, p: Pick, rng: random.Random) -> Pick:
+        return Pick((p.index + 1) % 3)
+
+    def instruction(self, p: Pick) -> Text:
+        en, zh = _nth(p.index)
+        return Text(f"Delete the {en} alarm in my clock.", f"删掉时钟里的第{zh}个闹钟。")
+
+    def setup(self, world: Any, p: Pick) -> None:
+        from harness.phoneworld.apps.clock import Alarm
+
+        alarms = world.deskclock.alarms
+        for i, (time, label) in enumerate((("10:10", Text("Tea", "喝茶")), ("12:40", Text("Lunch", "午饭")),
+                                           ("21:00", Text("Bed", "睡觉")))):
+            if len(alarms) < 3:
+                alarms.append(Alarm(f"a7{i}", time, label.get(world.language)))
+
+    def is_successful(self, world: Any, p: Pick) -> bool:
+        start = list(world.start_state["deskclock"]["alarms"])
+        return [a.id for a in world.deskclock.alarms] == [k for i, k in enumerate(start) if i != p.index]
+
+    def solve(self, ui: UI, p: Pick) -> Iterator[Move]:
+        yield from open_app(ui, CLOCK)
+        yield from ui.tap(ui.find_all(rid(CLOCK, "delete"))[p.index], T("Delete this alarm.", "删除这个闹钟。"))
+
+
+# --- notes ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Merge:
+    title: Text
+
+
+class HoNotesMerge(_Held):
+    id = "HoNotesMerge"
+    apps = (NOTES,)
+    TITLES = (Text("All together", "合在一起"), Text("Combined", "合并"), Text("Both notes", "两条合一"))
+
+    def params(self, rng: random.Random) -> Merge:
+        return Merge(rng.choice(self.TITLES))
+
+    def perturb(self, p: Merge, rng: random.Random) -> Merge:
+        return Merge(next(t for t in self.TITLES if t != p.title))
+
+    def may_change(self, params: Any) -> tuple[str, ...]:
+        return ("+" + at("notes.notes"),)
+
+    def instruction(self, p: Merge) -> Text:
+        return Text(f"Make a new note called “{p.title.en}” holding the text of my first two notes.",
+                    f"新建一条备忘录，标题“{p.title.zh}”，内容是前两条备忘录的正文。")
+
+    def setup(self, world: Any, p: Merge) -> None:
+        pass
+
+    def is_successful(self, world: Any, p: Merge) -> bool:
+        start = list(world.start_state["notes"]["notes"].values())
+        new = [n for n in world.notes.notes if n.id not in {s["id"] for s in start}]
+        squash = lambda s: "".join(s.split())  # noqa: E731 - spaces and line breaks may differ
+        return (len(new) == 1 and same(new[0].title, p.title)
+                and all(squash(s["body"]) in squash(new[0].body) for s in start[:2]))
+
+    def solve(self, ui: UI, p: Merge) -> Iterator[Move]:
+        bodies = [n.body for n in ui.world.notes.notes[:2]] if ui.world is not None else []
+        yield from open_app(ui, NOTES)  # the oracle reads the two notes' text from the phone's state
+        yield from new_note(ui, ui.say(p.title), " ".join(bodies))
+
+
+# --- calendar ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Visit:
+    title: Text
+    place: Text
+    days: int
+
+
+class HoCalendarAddWithPlace(_Held):
+    id = "HoCalendarAddWithPlace"
+    apps = (CALENDAR,)
+    VISITS = ((Text("Blood test", "抽血"), Text("City Hospital", "市医院")),
+              (Text("Choir", "合唱团"), Text("Community Centre", "社区中心")))
+
+    def params(self, rng: random.Random) -> Visit:
+        title, place = rng.choice(self.VISITS)
+        return Visit(title, place, rng.choice((1, 3)))
+
+    def perturb(self, p: Visit, rng: random.Random) -> Visit:
+        return replace(p, place=next(v[1] for v in self.VISITS if v[1] != p.place))  # the wrong place
+
+    def may_change(self, params: Any) -> tuple[str, ...]:
+        return ("+" + at("calendar.events"),)
+
+    def instruction(self, p: Visit) -> Text:
+        when = ("tomorrow", "明天") if p.days == 1 else ("in three days", "三天后")
+        return Text(f"Add “{p.title.en}” at {p.place.en} {when[0]} at 10:00 to my calendar.",
+                    f"在日历里加上{when[1]}10:00在{p.place.zh}的“{p.title.zh}”。")
+
+    def setup(self, world: Any, p: Visit) -> None:
+        pass
+
+    def is_successful(self, world: Any, p: Visit) -> bool:
+        import datetime as dt
+
+        start = set(world.start_state["calendar"]["events"])
+        new = [e for e in world.calendar.events if e.id not in start]
+        day = (world.now.date() + dt.timedelta(days=p.days)).isoformat()
+        return (len(new) == 1 and text_matches(new[0].title, p.title) and text_matches(new[0].location, p.place)
+                and new[0].date == day and new[0].time == "10:00")
+
+    def solve(self, ui: UI, p: Visit) -> Iterator[Move]:
+        import datetime as dt
+
+        day = (ui.world.now.date() + dt.timedelta(days=p.days)).isoformat() if ui.world is not None else ""
+        yield from add_event(ui, ui.say(p.title), day, "10:00", location=ui.say(p.place))
+
+
+# --- MobileWorld: stop at the payment page ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Order:
+    product: int
+    recipient: Person
+    address: Text
+
+
+ADDRESSES = (Text("8 Garden Road", "花园路8号"), Text("21 River Street", "河滨街21号"))
+
+
+class HoShopStopAtPayment(_Held):
+    """Go as far as the payment page and hand over: submitted, never paid."""
+
+    id = "HoShopStopAtPayment"
+    category = TaskCategory.CROSS_APP
+    apps = (SHOP, WALLET)
+    max_steps: ClassVar[int] = 30
+
+    def params(self, rng: random.Random) -> Order:
+        from harness.phoneworld.apps.shop import CATALOGUE
+
+        return Order(rng.randrange(len(CATALOGUE)), content.person(rng), rng.choice(ADDRESSES))
+
+    def perturb(self, p: Order, rng: random.Random) -> Order:
+        from harness.phoneworld.apps.shop import CATALOGUE
+
+        return replace(p, product=(p.product + 1) % len(CATALOGUE))  # the wrong product
+
+    def may_change(self, params: Any) -> tuple[str, ...]:
+        return ("shop.cart*",)  # no order, no payment
+
+    def _name(self, p: Order) -> Text:
+        from harness.phoneworld.apps.shop import CATALOGUE
+
+        return CATALOGUE[p.product][0]
+
+    def instruction(self, p: Order) -> Text:
+        n = self._name(p)
+        return Text(f"Order “{n.en}” from the Shop for {p.recipient.name.en}, {p.address.en}. Stop at the payment page: I'll pay myself.",
+                    f"在商城给{p.recipient.name.zh}下单买“{n.zh}”，地址{p.address.zh}。到付款页面就停下，我自己来付。")
+
+    def setup(self, world: Any, p: Order) -> None:
+        world.shop.cart.clear()
+        rich_wallet(world)
+
+    def is_successful(self, world: Any, p: Order) -> bool:
+        pending = world.wallet.pending
+        product = world.shop.products[p.product]
+        lines = [(c.product, c.qty) for c in world.shop.cart]
+        return (pending is not None and abs(pending.amount - product.price) < 0.005 and lines == [(product.id, 1)]
+                and not world.shop.orders and len(world.wallet.transactions) == len(world.start_state["wallet"]["transactions"]))
+
+    def solve(self, ui: UI, p: Order) -> Iterator[Move]:
+        name = ui.say(self._name(p))
+        yield from open_app(ui, SHOP)
+        yield from ui.type_into(rid(SHOP, "search"), name, T(f"Search for {name}.", f"搜索{name}。"))
+        yield from ui.hide_keyboard()
+        yield from ui.tap(Match(rid="android:id/title", text=name), T(f"Open {name}.", f"打开{name}。"))
+        yield from ui.tap(rid(SHOP, "buy_now"), T("Tap 'Buy now'.", "点击“立即购买”。"))
+        yield from ui.type_into(rid(SHOP, "name"), ui.say(p.recipient.name), T("Enter the recipient.", "填写收货人。"))
+        yield from ui.type_into(rid(SHOP, "address"), ui.say(p.address), T("Enter the address.", "填写地址。"))
+        yield from ui.hide_keyboard()
+        yield from ui.tap(rid(SHOP, "pay"), T("Tap Pay, then hand over at the payment page.", "点击“支付”，到付款页面交给您。"))
+
+
+TASKS = (
+    HoTodoUntickItem(), HoTodoClearDone(), HoExpensesDeleteDuplicate(), HoExpensesAddTwo(), HoExpensesChangeCategory(),
+    HoRecipeUnfavourite(), HoRecipeDeleteDuplicate(), HoAskRecipeServings(), HoNoteToTodo(), HoMessageToExpense(),
+    HoPhoneCallFromNote(), HoContactFromSms(), HoSmsSameTextToTwo(), HoClockTimerHourMinutes(), HoClockAlarmWithLabel(),
+    HoClockDeleteAlarm(), HoNotesMerge(), HoCalendarAddWithPlace(), HoShopStopAtPayment(), HoAskTextWhat(),
+)
