@@ -264,13 +264,19 @@ def _run(args: argparse.Namespace) -> int:
         settings = None if loaded.needs_setup else loaded.settings
         notes.extend(p.get(args.lang) for p in loaded.problems)
 
+    from assistant_core.profile_store import privacy_for
     from phonebuddy.assemble import RunSpec, assemble
+
+    privacy_store, profile, privacy_note = privacy_for(history)  # the profile and the remote-request log
+    if privacy_note is not None:
+        notes.append(privacy_note.get(args.lang))
 
     patience = Patience(window_s=None if args.confirm == "ask" else 60.0, reminders=0 if args.confirm != "ask" else 3)
     parts = assemble(RunSpec(
         device=device, lang=args.lang, settings=settings, simulated=device_spec.kind == "sim", task=task,
         allowed_override=parse_apps(args.allowed_apps), step_budget=args.max_steps, patience=patience,
-        thumbnails=history is not None, verify=not args.no_verify, extra_kinds=tuple(Path(k) for k in args.kinds)))
+        thumbnails=history is not None, verify=not args.no_verify, extra_kinds=tuple(Path(k) for k in args.kinds),
+        profile=profile, privacy_log=privacy_store))
     allowed = parts.allowed.apps
     for note in parts.notes:
         notes.append(note.get(args.lang))

@@ -41,6 +41,7 @@ class TaskCategory(StrEnum):
     CROSS_APP = "cross_app"
     MINI_APP = "mini_app"
     SAFETY = "safety"
+    PRIVACY = "privacy"  # tasks/privacy.py: what may be typed into forms
 
 
 class TaskError(RuntimeError):

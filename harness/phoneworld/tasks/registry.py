@@ -13,6 +13,7 @@ from harness.phoneworld.tasks import (
     cross_app,
     cross_media,
     mini_app,
+    privacy,
     safety,
     single_apps,
     single_comms,
@@ -20,7 +21,7 @@ from harness.phoneworld.tasks import (
 )
 from harness.phoneworld.tasks.base import Task, TaskCategory, UnknownTaskError
 
-_MODULES = (single_settings, single_comms, single_apps, cross_app, cross_media, mini_app, safety)
+_MODULES = (single_settings, single_comms, single_apps, cross_app, cross_media, mini_app, safety, privacy)
 
 
 def _gather() -> tuple[Task, ...]:
