@@ -12,6 +12,8 @@ Two halves, both decided in code, never by the model:
    - the data is needed when the request names that kind of data ("leave my phone number", "身份证号")
      and the field is of that kind, or when the field is a required name, phone or address field;
    - "never" data is refused (DENY, rule `deny.privacy`), wherever it is typed;
+   - anything typed into an optional personal field (phone, ID number, birthday...) that the request does
+     not ask for is asked about, whatever it looks like;
    - data the task does not need (an optional field, a field of another kind, an ID number the request
      never mentioned) is asked about (CONFIRM, rule `confirm.privacy`), reading back the field and the
      app; a "no" leaves the field empty (the loop then refuses the same action again);
@@ -87,6 +89,9 @@ _ID_CHECK = "10X98765432"
 _ID_RE = re.compile(r"(?<![0-9])[1-9]\d{16}[0-9Xx](?![0-9A-Za-z])")
 _CARD_RE = re.compile(r"(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)")
 _PHONE_RE = re.compile(r"(?<![\d+])(?:\+?\d{1,3}[ -]?)?(?:\(?\d{2,4}\)?[ -]?)?\d{3,4}[ -]?\d{4}(?!\d)")
+_DATE_RE = re.compile(r"(?<!\d)(?:19|20)\d{2}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}(?:\s*日)?(?!\d)"
+                      r"|(?<!\d)\d{1,2}\s*[-/.]\s*\d{1,2}\s*[-/.]\s*(?:19|20)\d{2}(?!\d)"
+                      r"|(?<!\d)\d{1,2}:\d{2}(?!\d)")
 _CN_MOBILE_RE = re.compile(r"(?<!\d)(?:\+?86[ -]?)?1[3-9]\d(?:[ -]?\d){8}(?!\d)")
 
 
@@ -201,14 +206,24 @@ def find_personal(text: str, profile: Profile | None) -> list[Finding]:
             prior = found.get(item.kind)
             if prior is None or _rank(item.tier) > _rank(prior.tier):
                 found[item.kind] = Finding(item.kind, item.tier, True)
-    joined = _digits_joined(text)
+    text = _DATE_RE.sub(" ", text)  # a date (check-in, appointment) is not a number to protect; a birthday is
+    joined = _digits_joined(text)   # found above when it is the profile's
     if Kind.ID_NUMBER not in found and any(cn_id_valid(m) for m in _ID_RE.findall(joined)):
         found[Kind.ID_NUMBER] = Finding(Kind.ID_NUMBER, profile.tier_of(Kind.ID_NUMBER), False)
-    if Kind.CARD not in found and any(luhn_valid(_digits(m)) for m in _CARD_RE.findall(text)):
+    mobiles = [m.span() for m in _CN_MOBILE_RE.finditer(text)]
+    cards = [m for m in _CARD_RE.finditer(text)
+             if luhn_valid(_digits(m.group(0))) and not any(a <= m.start() and m.end() <= b for a, b in mobiles)]
+    if Kind.CARD not in found and cards:
         found[Kind.CARD] = Finding(Kind.CARD, profile.tier_of(Kind.CARD), False)
     if Kind.PHONE not in found and Kind.ID_NUMBER not in found and Kind.CARD not in found and (
             _CN_MOBILE_RE.search(text) or _PHONE_RE.search(text)):
         found[Kind.PHONE] = Finding(Kind.PHONE, profile.tier_of(Kind.PHONE), False)
+    if not found:
+        # A long run of digits that fits none of the checks still looks like one of them: an ID number
+        # with a wrong check digit (15 or 18 characters), a card, or a phone number.
+        for run in re.findall(r"\d{7,}[Xx]?", joined):
+            kind = (Kind.ID_NUMBER if len(run) in (15, 18) else Kind.CARD if len(run) >= 13 else Kind.PHONE)
+            found.setdefault(kind, Finding(kind, profile.tier_of(kind), False))
     return list(found.values())
 
 
@@ -272,12 +287,15 @@ def privacy_decision(action: Action, observation: Observation, context: GateCont
     if action.kind is not ActionKind.TYPE or not action.text:
         return None
     findings = find_personal(action.text, profile)
-    if not findings:
-        return None
     field_el = observation.focused_element()
     fkind = field_kind(field_el)
     optional = field_optional(field_el)
     needs = request_needs(request)
+    if not findings and optional and fkind is not None and fkind not in needs:
+        # Whatever is typed, an optional personal field the request did not ask for is asked about.
+        findings = [Finding(fkind, Tier.ASK, False)]
+    if not findings:
+        return None
     app = context.label_of(observation.foreground)
     shown = (field_el.text or field_el.content_desc) if field_el is not None else ""
     shown = shown if shown and shown.strip() != action.text.strip() else ""
