@@ -222,7 +222,8 @@ class PrivacyStore:
                 totals[k] = totals.get(k, 0) + int(v)
         hosts = ", ".join(sorted({r["host"] for r in remote}))
         kb = round(sum(r["bytes"] for r in remote) / 1024)
-        parts = {lang: ("; ".join(MSG[f"masked.{k}"].get(lang, n=v) for k, v in sorted(totals.items()))
+        parts = {lang: (("; " if lang == "en" else "；").join(MSG[f"masked.{k}"].get(lang, n=v)
+                                                              for k, v in sorted(totals.items()))
                         or MSG["masked_none"].get(lang)) for lang in ("en", "zh")}
         return Text(MSG["log_remote"].en.format(n=len(remote), hosts=hosts, kb=kb, masked=parts["en"]),
                     MSG["log_remote"].zh.format(n=len(remote), hosts=hosts, kb=kb, masked=parts["zh"]))
@@ -245,6 +246,80 @@ class PrivacyStore:
         self.db.close()
 
 
+STORED = Catalog(
+    "privacy_stored",
+    {
+        "history": ("On this computer: {runs} requests with {steps} steps, and {messages} conversation messages.",
+                    "这台电脑上保存了：{runs} 个请求，共 {steps} 步，以及 {messages} 条对话。"),
+        "profile_none": ("Your profile is empty.", "你的个人资料是空的。"),
+        "profile": ("Your profile has {n} items: {items}.", "你的个人资料有 {n} 项：{items}。"),
+        "item": ("{kind} ({tier})", "{kind}（{tier}）"),
+        "deleted": ("Deleted: {runs} requests, {messages} messages, your profile and the record of what was sent.",
+                    "已删除：{runs} 个请求、{messages} 条对话、你的个人资料以及发送记录。"),
+        "exported": ("Saved a copy of everything stored to {path}.", "已把保存的所有内容复制到 {path}。"),
+    },
+)
+
+
+def describe_stored(history: Any, store: PrivacyStore | None) -> Text:
+    """What is stored, said in both languages: the history's size, the profile's items and tiers (never their
+    values: this may be read aloud), how the key is kept, and the summary of what was sent."""
+    from assistant_core.privacy import MSG as PMSG
+
+    runs = history.runs() if history is not None else []
+    messages = 0
+    if history is not None:
+        with history._lock:
+            messages = history.db.execute("SELECT count(*) FROM conversation").fetchone()[0]
+    steps = sum(r.steps for r in runs)
+    parts = [STORED["history"].format(runs=len(runs), steps=steps, messages=messages)]
+    if store is not None:
+        try:
+            profile = store.load_profile()
+        except ProfileError as error:
+            parts.append(error.message)
+            profile = Profile()
+        if profile.items:
+            items = {lang: ("; " if lang == "en" else "；").join(
+                STORED["item"].get(lang, kind=PMSG[f"kind.{i.kind}"].get(lang), tier=PMSG[f"tier.{i.tier}"].get(lang))
+                for i in profile.items) for lang in ("en", "zh")}
+            parts.append(Text(STORED["profile"].en.format(n=len(profile.items), items=items["en"]),
+                              STORED["profile"].zh.format(n=len(profile.items), items=items["zh"])))
+        else:
+            parts.append(STORED["profile_none"])
+        if profile.items:
+            parts.append(store.key_message)
+        parts.append(store.log_summary())
+    return Text(" ".join(p.en for p in parts), "".join(p.zh for p in parts))
+
+
+def export_stored(history: Any, store: PrivacyStore | None) -> dict[str, Any]:
+    """Everything stored about the user as one JSON-ready dict (step thumbnails left out)."""
+    out: dict[str, Any] = {"runs": [], "conversation": []}
+    if history is not None:
+        for run in history.runs():
+            steps = [{"index": s.index, "action": s.action, "thought": s.thought, "verdict": s.verdict, "rule": s.rule,
+                      "confirmation": s.confirmation, "executed": s.executed, "error": s.error,
+                      "foreground": s.foreground} for s in history.steps(run.id)]
+            out["runs"].append({"id": run.id, "goal": run.goal, "lang": run.lang, "started": run.started,
+                                "ended": run.ended, "outcome": run.outcome, "summary": run.summary, "steps": steps})
+        with history._lock:
+            out["conversation"] = [{"run_id": r, "role": role, "text": t, "lang": lg, "ts": ts} for r, role, t, lg, ts in
+                                   history.db.execute("SELECT run_id, role, text, lang, ts FROM conversation ORDER BY id")]
+    if store is not None:
+        out.update(store.export())
+    return out
+
+
+def delete_stored(history: Any, store: PrivacyStore | None) -> Text:
+    """Delete the history's runs and messages, the profile, its key and the remote-request log."""
+    runs = len(history.runs()) if history is not None else 0
+    counts = history.delete_user_data() if history is not None else {}
+    if store is not None:
+        store.delete_all()
+    return STORED["deleted"].format(runs=runs, messages=counts.get("conversation", 0))
+
+
 def privacy_for(history: Any) -> tuple[PrivacyStore | None, Profile | None, Text | None]:
     """The privacy store beside a history database, its profile, and a note to say when it could not be
     read (the run then goes on with no profile: every personal-looking entry is asked about)."""
@@ -257,4 +332,4 @@ def privacy_for(history: Any) -> tuple[PrivacyStore | None, Profile | None, Text
         return store, None, error.message
 
 
-__all__ = ["privacy_for", "MSG", "PrivacyStore", "ProfileError", "default_path"]
+__all__ = ["delete_stored", "describe_stored", "export_stored", "privacy_for", "MSG", "PrivacyStore", "ProfileError", "default_path"]
