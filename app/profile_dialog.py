@@ -77,6 +77,22 @@ T = Catalog(
         "need_pin": ("Type the caregiver PIN first.", "请先输入照护人 PIN 码。"),
         "confirm_delete": ("Delete the whole history, the profile and the record of what was sent? This cannot be "
                            "undone.", "删除全部历史记录、个人资料和发送记录吗？删除后无法恢复。"),
+        "value_desc": ("Typed into a form only as its tier allows.", "只按照它的设置填进表单。"),
+        "tier_desc": ("Share: typed when a task needs it, without asking. Ask me each time: the field and the app "
+                      "are read back first. Never: never typed and hidden from remote models.",
+                      "任务需要时提供：需要时直接填写。每次都问我：先读出输入框和应用再问你。从不提供：永远不填，"
+                      "也不会发给远程模型。"),
+        "pin_desc": ("Nothing is saved, exported or deleted without the caregiver PIN.",
+                     "没有照护人 PIN 码，不能保存、导出或删除。"),
+        "log_desc": ("Each request: the time, the server, its size, and what was hidden before sending.",
+                     "每次请求：时间、服务器、大小，以及发送前遮挡了什么。"),
+        "save_desc": ("Saves the profile, encrypted, on this computer.", "把个人资料加密保存在这台电脑上。"),
+        "hear_desc": ("Says how much history is stored, the profile's items and what was sent.",
+                      "说出保存了多少历史记录、个人资料有哪些项，以及发送了什么。"),
+        "export_desc": ("Writes everything stored to a file you choose.", "把保存的所有内容写到你选的文件里。"),
+        "delete_desc": ("Deletes the history, the profile and the record of what was sent.",
+                        "删除历史记录、个人资料和发送记录。"),
+        "close_desc": ("Closes this window.", "关闭这个窗口。"),
         "cannot_write": ("Could not write {path}: choose a folder that can be written.",
                          "无法写入 {path}：请选择一个可以写入的文件夹。"),
         "bad_date": ("The date of birth must look like 1950-03-21.", "出生日期的格式应为 1950-03-21。"),
@@ -185,16 +201,21 @@ class ProfileDialog(QDialog):
             item = T.get(f"item.{key}", lang)
             self.labels[key].setText(item)
             self.values[key].setAccessibleName(T.get("value_of", lang, item=item))
+            self.values[key].setAccessibleDescription(T.get("value_desc", lang))
             self.tiers[key].setAccessibleName(T.get("tier_of", lang, item=item))
+            self.tiers[key].setAccessibleDescription(T.get("tier_desc", lang))
             for i, tier in enumerate(TIERS):
                 self.tiers[key].setItemText(i, PMSG[f"tier.{tier}"].get(lang))
         self.pin_label.setText(T.get("pin", lang))
         self.pin.setAccessibleName(T.get("pin", lang))
+        self.pin.setAccessibleDescription(T.get("pin_desc", lang))
         self.log_label.setText(T.get("log", lang))
         self.log.setAccessibleName(T.get("log", lang))
+        self.log.setAccessibleDescription(T.get("log_desc", lang))
         for key, b in self.buttons.items():
             b.setText(T.get(key, lang))
             b.setAccessibleName(T.get(key, lang))
+            b.setAccessibleDescription(T.get(f"{key}_desc", lang))
         self.key_note.setText(self.store.key_message.get(lang))
         self.key_note.setAccessibleName(self.store.key_message.get(lang))
         self.message.setAccessibleName(self.message.text() or T.get("title", lang))

@@ -241,6 +241,7 @@ class CaregiverSettingsDialog(QDialog):
 
         self.privacy.setText(PRIVACY_TEXT.get("open", lang))
         self.privacy.setAccessibleName(PRIVACY_TEXT.get("open", lang))
+        self.privacy.setAccessibleDescription(PRIVACY_TEXT.get("desc", lang))
 
     def _sync_server(self) -> None:
         self.server.setEnabled(self.agent_kind.currentData() == AgentKind.SERVER.value)

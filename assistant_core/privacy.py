@@ -284,6 +284,16 @@ def privacy_decision(action: Action, observation: Observation, context: GateCont
                      profile: Profile | None) -> Decision | None:
     """The privacy ruling on a TYPE action, or None when it carries no personal data or is needed and
     shared freely (see the module docstring)."""
+    if action.kind is ActionKind.SEND_TEXT and action.text:
+        # A message sent by the tool path: the gate already reads it back before sending; "never" data is
+        # refused here as anywhere else.
+        never = [f for f in find_personal(action.text, profile) if f.tier is Tier.NEVER and f.from_profile]
+        if never:
+            kind = MSG[f"kind.{never[0].kind}"]
+            return Decision(Verdict.DENY, str(Rule.DENY_PRIVACY),
+                            Text(MSG["never"].en.format(kind=kind.en).capitalize(), MSG["never"].zh.format(kind=kind.zh)),
+                            {"privacy": "never", "kind": str(never[0].kind), "app": context.label_of(observation.foreground)})
+        return None
     if action.kind is not ActionKind.TYPE or not action.text:
         return None
     findings = find_personal(action.text, profile)

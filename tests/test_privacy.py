@@ -29,6 +29,7 @@ from assistant_core.privacy import (
     field_kind,
     find_personal,
     luhn_valid,
+    privacy_decision,
 )
 from assistant_core.safety import GateContext
 from assistant_core.types import Action, Button, ConfirmAnswer, Observation, Proposal, UIElement, Verdict
@@ -276,3 +277,14 @@ def test_privacy_oracle_scores_zero_leaks_and_a_leak_is_caught(task, lang):
         world.privacy_log[-1] = replace(sub, personal_filled=(*sub.personal_filled, PersonalField.ID_NUMBER))
         assert privacy_report(world, task, params)["fields_leaked"] == 1
         assert not task.is_successful(world, params)
+
+
+def test_a_message_carrying_never_data_is_refused():
+    obs = Observation(1080, 2400, "com.android.launcher3", elements=())
+    ctx = GateContext(allowed_apps=frozenset({"com.android.messaging"}))
+    refused = privacy_decision(Action.send_text("13900001111", "my card: 4111111111111111"), obs, ctx,
+                               request="text my son", profile=PROFILE)
+    assert refused is not None and refused.verdict is Verdict.DENY and refused.rule == "deny.privacy"
+    assert "card" in refused.reason.en and "银行卡" in refused.reason.zh
+    assert privacy_decision(Action.send_text("13900001111", "see you at six"), obs, ctx, request="text my son",
+                            profile=PROFILE) is None

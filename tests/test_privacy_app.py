@@ -11,6 +11,7 @@ import pytest
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QComboBox, QLineEdit, QPlainTextEdit, QPushButton
 
+from app.audit import audit_widget_tree
 from app.profile_dialog import ProfileDialog
 from app.settings_flow import open_caregiver_settings
 from assistant_core.history import HistoryStore
@@ -45,6 +46,7 @@ def test_every_widget_is_named_and_reached_by_tab(qtbot, history, lang):
     widgets = d.findChildren(QLineEdit) + d.findChildren(QPlainTextEdit) + d.findChildren(QComboBox) + \
         d.findChildren(QPushButton)
     assert len(widgets) >= 8 + 8 + 2 + 5
+    assert audit_widget_tree(d) == []  # names, descriptions, and Tab reaches every control
     for w in widgets:
         assert w.accessibleName().strip(), w.objectName()
     names = " ".join(w.accessibleName() for w in widgets)
