@@ -222,6 +222,7 @@ def test_needed_phone_is_read_back_when_ask_each_time(lang):
     field_label = "Phone number (optional)" if lang == "en" else "手机号（选填）"
     app = "WeChat" if lang == "en" else "微信"
     assert field_label in spoken and params.phone in spoken and app in spoken, spoken
+    assert "¥" not in spoken  # the form's fee is not part of a question about typing
     assert world.chat.hospital.personal.phone == params.phone
     report = privacy_report(world, registry.get("PrivacyHospitalPhoneOnly"), params, steps=result.steps)
     assert report["consent_asked"] == 1 and report["consent_yes"] == 1 and report["fields_leaked"] == 0
