@@ -19,6 +19,9 @@ Two halves, both decided in code, never by the model:
      app; a "no" leaves the field empty (the loop then refuses the same action again);
    - needed data of the "ask me each time" tier is always asked about, with the same read-back;
    - needed data of the "share when a task needs it" tier is typed with no question.
+   A look-alike that is not a profile item is not known to be the user's: it is judged like "share" data
+   (typed where needed, asked about elsewhere), and a phone-number look-alike only in personal-data or
+   optional fields (a recipient or search box holds numbers by nature).
    The privacy check can only raise the gate's verdict, never lower it.
 
 2. **What leaves this computer** (`Outbound`). Before a remote policy request the screenshot is masked
@@ -92,6 +95,7 @@ _PHONE_RE = re.compile(r"(?<![\d+])(?:\+?\d{1,3}[ -]?)?(?:\(?\d{2,4}\)?[ -]?)?\d
 _DATE_RE = re.compile(r"(?<!\d)(?:19|20)\d{2}\s*[-/.年]\s*\d{1,2}\s*[-/.月]\s*\d{1,2}(?:\s*日)?(?!\d)"
                       r"|(?<!\d)\d{1,2}\s*[-/.]\s*\d{1,2}\s*[-/.]\s*(?:19|20)\d{2}(?!\d)"
                       r"|(?<!\d)\d{1,2}:\d{2}(?!\d)")
+_CARD_WORD_RE = re.compile(r"card|卡|尾号", re.I)
 _CN_MOBILE_RE = re.compile(r"(?<!\d)(?:\+?86[ -]?)?1[3-9]\d(?:[ -]?\d){8}(?!\d)")
 
 
@@ -156,7 +160,10 @@ class ProfileItem:
             return len(_digits(value)) >= 6 and mine.rstrip("X") in _digits(text)
         if self.kind is Kind.CARD:
             last = _digits(value)
-            return len(last) >= 4 and any(run.endswith(last) for run in re.findall(r"\d+", _digits_joined(text)))
+            runs = re.findall(r"\d+", _digits_joined(text))
+            # a whole card number ending in them, or the digits themselves next to a word for a card
+            return len(last) >= 4 and (any(12 <= len(r) <= 19 and r.endswith(last) for r in runs) or (
+                last in runs and bool(_CARD_WORD_RE.search(text))))
         if self.kind is Kind.BIRTH_DATE:
             forms = _date_forms(value)
             return bool(forms) and (_digits(text) in forms or any(f in _digits(text) for f in forms if len(f) == 8))
@@ -209,21 +216,24 @@ def find_personal(text: str, profile: Profile | None) -> list[Finding]:
     text = _DATE_RE.sub(" ", text)  # a date (check-in, appointment) is not a number to protect; a birthday is
     joined = _digits_joined(text)   # found above when it is the profile's
     if Kind.ID_NUMBER not in found and any(cn_id_valid(m) for m in _ID_RE.findall(joined)):
-        found[Kind.ID_NUMBER] = Finding(Kind.ID_NUMBER, profile.tier_of(Kind.ID_NUMBER), False)
+        found[Kind.ID_NUMBER] = Finding(Kind.ID_NUMBER, Tier.SHARE, False)
     mobiles = [m.span() for m in _CN_MOBILE_RE.finditer(text)]
     cards = [m for m in _CARD_RE.finditer(text)
              if luhn_valid(_digits(m.group(0))) and not any(a <= m.start() and m.end() <= b for a, b in mobiles)]
     if Kind.CARD not in found and cards:
-        found[Kind.CARD] = Finding(Kind.CARD, profile.tier_of(Kind.CARD), False)
+        found[Kind.CARD] = Finding(Kind.CARD, Tier.SHARE, False)
     if Kind.PHONE not in found and Kind.ID_NUMBER not in found and Kind.CARD not in found and (
             _CN_MOBILE_RE.search(text) or _PHONE_RE.search(text)):
-        found[Kind.PHONE] = Finding(Kind.PHONE, profile.tier_of(Kind.PHONE), False)
+        found[Kind.PHONE] = Finding(Kind.PHONE, Tier.SHARE, False)
+    idf, birth = found.get(Kind.ID_NUMBER), found.get(Kind.BIRTH_DATE)
+    if idf is not None and birth is not None and _rank(birth.tier) <= _rank(idf.tier):
+        del found[Kind.BIRTH_DATE]  # an ID number carries the date of birth: the ID's question covers it
     if not found:
         # A long run of digits that fits none of the checks still looks like one of them: an ID number
         # with a wrong check digit (15 or 18 characters), a card, or a phone number.
         for run in re.findall(r"\d{7,}[Xx]?", joined):
             kind = (Kind.ID_NUMBER if len(run) in (15, 18) else Kind.CARD if len(run) >= 13 else Kind.PHONE)
-            found.setdefault(kind, Finding(kind, profile.tier_of(kind), False))
+            found.setdefault(kind, Finding(kind, Tier.SHARE, False))
     return list(found.values())
 
 
@@ -301,6 +311,11 @@ def privacy_decision(action: Action, observation: Observation, context: GateCont
     fkind = field_kind(field_el)
     optional = field_optional(field_el)
     needs = request_needs(request)
+    # A number that only looks like a phone number is not known to be the user's: in a field that is not a
+    # personal-data field (a recipient, a search box, a message) it is what the task is about. The user's own
+    # data, and ID and card look-alikes, are judged in every field.
+    findings = [f for f in findings if f.from_profile or fkind is not None or optional
+                or f.kind in (Kind.ID_NUMBER, Kind.CARD)]
     if not findings and optional and fkind is not None and fkind not in needs:
         # Whatever is typed, an optional personal field the request did not ask for is asked about.
         findings = [Finding(fkind, Tier.ASK, False)]

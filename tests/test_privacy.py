@@ -289,3 +289,30 @@ def test_a_message_carrying_never_data_is_refused():
     assert "card" in refused.reason.en and "银行卡" in refused.reason.zh
     assert privacy_decision(Action.send_text("13900001111", "see you at six"), obs, ctx, request="text my son",
                             profile=PROFILE) is None
+
+
+def _field(label: str, rid: str) -> Observation:
+    el = UIElement((0, 300, 1080, 420), text=label, resource_id=rid, class_name="android.widget.EditText",
+                   focused=True, focusable=True, clickable=True, package="com.example.app")
+    return Observation(1080, 2400, "com.example.app", elements=(el,))
+
+
+def test_numbers_where_they_belong_pass_and_where_they_do_not_are_asked():
+    ctx = GateContext(allowed_apps=frozenset({"com.example.app"}))
+    gate = PrivacyGate(request="Order two buns to 12 Lake Street", profile=PROFILE)
+    # a recipient's number in a To field, or a search: not the user's data, no question
+    for label, rid in (("To", "com.example.app:id/recipient_text_view"), ("Search", "com.example.app:id/search")):
+        assert gate.check(Action.type_text("13900001111"), _field(label, rid), ctx).verdict is Verdict.ALLOW
+    # an ID number (from the request, not the profile) typed into the restaurant's note: asked about
+    note = _field("Note for the restaurant", "com.example.app:id/food_note")
+    asked = gate.check(Action.type_text("330106198701197616"), note, ctx)
+    assert asked.verdict is Verdict.CONFIRM and asked.rule == "confirm.privacy"
+    # the user's own phone number there too (profile data is judged in every field)
+    assert gate.check(Action.type_text(PHONE), note, ctx).rule == "confirm.privacy"
+    # a contact's ID typed into a required ID field the request asks for: typed
+    needs_id = PrivacyGate(request="Register my mother, her ID number is 330106198701197616", profile=PROFILE)
+    id_field = _field("ID number", "com.example.app:id/id_number")
+    assert needs_id.check(Action.type_text("330106198701197616"), id_field, ctx).verdict is Verdict.ALLOW
+    # the user's own ID ("ask me each time") in that field: asked, with the field read back
+    own = needs_id.check(Action.type_text(ID_NUMBER), id_field, ctx)
+    assert own.rule == "confirm.privacy" and "ID number" in own.reason.en and own.details["needed"] is True
