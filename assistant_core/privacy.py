@@ -485,10 +485,12 @@ class Outbound:
     last: MaskNote = field(default_factory=MaskNote)
     _labels: list[str] = field(default_factory=list)
 
-    def mask_observation(self, observation: Observation) -> Observation:
+    def mask_observation(self, observation: Observation, *, keep: str = "") -> Observation:
+        """The observation with its screenshot masked. Masked labels are also hidden in the request's text,
+        except those inside `keep` (the user's own request: "Reply to Li Wei" keeps "Li Wei")."""
         boxes, labels, note = mask_regions(observation, allowed_apps=self.allowed_apps, app_labels=self.app_labels,
                                            profile=self.profile)
-        self._labels = labels
+        self._labels = [label for label in labels if label not in keep]
         self.last = note
         if not boxes:
             return observation

@@ -82,7 +82,7 @@ def _usable_keyring() -> Any:
         from keyring.backends import fail
 
         backend = keyring.get_keyring()
-    except Exception:  # noqa: BLE001 - no keyring library or a broken configuration: the file fallback
+    except Exception:  # no keyring library or a broken configuration: the file fallback
         return None
     if isinstance(backend, fail.Keyring) or getattr(backend, "priority", 0) <= 0:
         return None
@@ -153,7 +153,7 @@ class PrivacyStore:
         if self._keyring is not None:
             try:
                 self._keyring.delete_password(KEYRING_SERVICE, self._key_name)
-            except Exception:  # noqa: BLE001 - nothing stored
+            except Exception:  # nothing stored under that name
                 pass
         self.key_path.unlink(missing_ok=True)
 
@@ -320,12 +320,18 @@ def delete_stored(history: Any, store: PrivacyStore | None) -> Text:
     return STORED["deleted"].format(runs=runs, messages=counts.get("conversation", 0))
 
 
+_OPEN: dict[Path, PrivacyStore] = {}
+
+
 def privacy_for(history: Any) -> tuple[PrivacyStore | None, Profile | None, Text | None]:
     """The privacy store beside a history database, its profile, and a note to say when it could not be
     read (the run then goes on with no profile: every personal-looking entry is asked about)."""
-    store = PrivacyStore.beside(history) if history is not None else None
-    if store is None:
+    path = Path(str(getattr(history, "path", ":memory:"))) if history is not None else None
+    if path is None or str(path) == ":memory:":
         return None, None, None
+    store = _OPEN.get(path)
+    if store is None:  # one connection per database for the life of the process (the app runs many requests)
+        store = _OPEN[path] = PrivacyStore(path.with_name(DB_NAME))
     try:
         return store, store.load_profile(), None
     except ProfileError as error:

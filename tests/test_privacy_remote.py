@@ -167,3 +167,21 @@ def test_a_local_run_sends_nothing_and_the_log_says_so(tmp_path: Path):
     assert [r["backend"] for r in rows] == ["local"] and rows[0]["bytes"] == 0
     summary = store.log_summary()
     assert summary.en.startswith("Nothing was sent") and "没有任何内容" in summary.zh
+
+
+def test_never_items_shown_on_screen_are_black_and_the_users_own_words_stay(tmp_path: Path):
+    from assistant_core.privacy import mask_regions, paint_mask
+    from assistant_core.types import Observation, UIElement
+
+    shown = UIElement((100, 500, 900, 600), text="ID: 11010519491231002X", package="com.example.app")
+    name = UIElement((100, 700, 900, 800), text="Li Wei", package="com.example.app")
+    obs = Observation(1080, 2400, "com.example.app", screenshot=Image.new("RGB", (540, 1200), (255, 255, 255)),
+                      elements=(shown, name))
+    boxes, labels, note = mask_regions(obs, allowed_apps=(), app_labels={}, profile=NEVER)
+    assert boxes == [shown.bounds] and note.never_items == 1
+    painted = paint_mask(obs.screenshot, boxes, obs.width, obs.height)
+    assert region_mean(painted, shown.bounds, (1080, 2400)) == 0
+    assert region_mean(painted, name.bounds, (1080, 2400)) == 255
+    out = Outbound(profile=NEVER)
+    out.mask_observation(obs, keep="Tell me my ID")
+    assert out.mask_prompt_text("It says ID: 11010519491231002X") == "It says [hidden]"

@@ -458,7 +458,7 @@ class RemotePolicy:
                 feedback: str | None = None) -> Proposal:
         started = time.perf_counter()
         if self.outbound is not None:
-            observation = self.outbound.mask_observation(observation)
+            observation = self.outbound.mask_observation(observation, keep=goal)
         prompt = build_prompt(goal, observation, history, self.profile, lang=self.lang, feedback=feedback,
                               max_pixels=self.max_pixels)
         if self.outbound is not None:
