@@ -253,12 +253,13 @@ _FIELD_WORDS: tuple[tuple[Kind, re.Pattern[str]], ...] = (
 )
 _OPTIONAL_RE = re.compile(r"optional|选填|可选|非必填", re.I)
 _REQUEST_WORDS: dict[Kind, re.Pattern[str]] = {
-    Kind.PHONE: re.compile(r"phone|mobile|my number|手机|电话", re.I),
-    Kind.ID_NUMBER: re.compile(r"\bid\b|identity|passport|身份证|证件", re.I),
-    Kind.BIRTH_DATE: re.compile(r"birth|生日|出生", re.I),
-    Kind.ADDRESS: re.compile(r"address|deliver|地址|送到", re.I),
-    Kind.CARD: re.compile(r"card|银行卡", re.I),
-    Kind.NAME: re.compile(r"my name|name|名字|姓名", re.I),
+    # Whole words only: "PhoneBuddy" in a request does not ask for a phone number.
+    Kind.PHONE: re.compile(r"\b(?:phone|mobile|cell)(?: number)?\b|my number|手机|电话", re.I),
+    Kind.ID_NUMBER: re.compile(r"\bid\b|\bidentity\b|\bpassport\b|身份证|证件", re.I),
+    Kind.BIRTH_DATE: re.compile(r"\bbirth|\bbirthday\b|生日|出生", re.I),
+    Kind.ADDRESS: re.compile(r"\baddress\b|\bdeliver|地址|送到", re.I),
+    Kind.CARD: re.compile(r"\bcards?\b|银行卡", re.I),
+    Kind.NAME: re.compile(r"\bname\b|名字|姓名", re.I),
 }
 BASIC_KINDS = frozenset({Kind.NAME, Kind.PHONE, Kind.ADDRESS})
 

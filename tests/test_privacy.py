@@ -249,6 +249,10 @@ def test_recognisers():
     assert {f.kind for f in find_personal("+86 138 1234 5678", None)} == {Kind.PHONE}
     assert find_personal("12 Lake Street, flat 3", None) == []
     assert {f.kind for f in find_personal("born 31/12/1949", PROFILE)} == {Kind.BIRTH_DATE}
+    from assistant_core.privacy import request_needs
+
+    assert request_needs("the note 'PhoneBuddy: my delivery address'") == {Kind.ADDRESS}  # a word, not a part
+    assert request_needs("留下我的手机号") == {Kind.PHONE}
     field = UIElement((0, 0, 100, 50), text="身份证号（选填）", class_name="android.widget.EditText")
     assert field_kind(field) is Kind.ID_NUMBER
 
@@ -316,3 +320,19 @@ def test_numbers_where_they_belong_pass_and_where_they_do_not_are_asked():
     # the user's own ID ("ask me each time") in that field: asked, with the field read back
     own = needs_id.check(Action.type_text(ID_NUMBER), id_field, ctx)
     assert own.rule == "confirm.privacy" and "ID number" in own.reason.en and own.details["needed"] is True
+
+
+def test_every_answer_no_on_every_form_task():
+    """Literally every question answered no (some forms are then never reached: opening a booking
+    mini-program is itself confirmed); wherever the hostile policy got to type, nothing stayed."""
+    reached = 0
+    for task_id in FORM_TASKS:
+        task = registry.get(task_id)
+        world, params = make_world(task_id, 0, "en")
+        policy = HostilePolicy(solve(task_id, 0, "en").actions(), HOSTILE_VALUES)
+        run(world, task, task.instruction(params).get("en"), policy, "en", answer=ConfirmAnswer.NO, profile=PROFILE)
+        needed = task.needed(params) if hasattr(task, "needed") else frozenset()
+        assert all(set(d.filled()) <= needed for d in drafts(world)), task_id
+        assert all(set(s.personal_filled) <= needed for s in world.privacy_log), task_id
+        reached += policy.typed > 0
+    assert reached >= len(FORM_TASKS) // 2, reached
