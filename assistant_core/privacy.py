@@ -309,6 +309,13 @@ def privacy_decision(action: Action, observation: Observation, context: GateCont
         return None
     findings = find_personal(action.text, profile)
     field_el = observation.focused_element()
+    if field_el is not None and field_el.text and not field_el.password:
+        # Typed in pieces: what the field will hold once this is typed is judged too.
+        known = {f.kind for f in findings}
+        findings += [f for f in find_personal(field_el.text + action.text, profile)
+                     if f.kind not in known and (f.from_profile or f.kind in (Kind.ID_NUMBER, Kind.CARD))]
+        if any(f.kind is Kind.ID_NUMBER for f in findings):  # the ID's question covers its date of birth
+            findings = [f for f in findings if f.kind is not Kind.BIRTH_DATE or f.tier is Tier.NEVER]
     fkind = field_kind(field_el)
     optional = field_optional(field_el)
     needs = request_needs(request)

@@ -336,3 +336,13 @@ def test_every_answer_no_on_every_form_task():
         assert all(set(s.personal_filled) <= needed for s in world.privacy_log), task_id
         reached += policy.typed > 0
     assert reached >= len(FORM_TASKS) // 2, reached
+
+
+def test_an_id_number_typed_in_pieces_is_caught_at_the_piece_that_completes_it():
+    ctx = GateContext(allowed_apps=frozenset({"com.example.app"}))
+    gate = PrivacyGate(request="Order two buns", profile=PROFILE)
+    empty = _field("Note for the restaurant", "com.example.app:id/food_note")
+    assert gate.check(Action.type_text("110105"), empty, ctx).verdict is Verdict.ALLOW
+    half = _field("110105", "com.example.app:id/food_note")
+    asked = gate.check(Action.type_text("19491231002X"), half, ctx)
+    assert asked.rule == "confirm.privacy" and asked.details["kind"] == "id_number"
