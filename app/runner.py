@@ -59,8 +59,11 @@ def run_parts(request: EpisodeRequest, task_id: str = ""):
         from harness.phoneworld.tasks import registry
 
         task = registry.get(task_id)
+    from assistant_core.profile_store import privacy_for
+
+    store, profile, _note = privacy_for(getattr(request, "history", None))  # the profile and the remote-request log
     return assemble(RunSpec(device=phone.device, lang=request.lang, settings=request.settings,
-                            simulated=phone.is_simulated, task=task))
+                            simulated=phone.is_simulated, task=task, profile=profile, privacy_log=store))
 
 
 def start_episode(request: EpisodeRequest, *, policy: Any = None) -> Generator[Any, Any, Any]:

@@ -148,6 +148,10 @@ class CaregiverSettingsDialog(QDialog):
         self.setup = QPushButton()
         self.setup.setObjectName("setupWizard")
         self.setup.clicked.connect(self._on_setup)
+        self.privacy = QPushButton()  # app.profile_dialog: the profile, what is stored, export and delete
+        self.privacy.setObjectName("privacySettings")
+        self.privacy.clicked.connect(self._on_privacy)
+        self.privacy_requested = False
         self.error = QLabel()
         self.error.setObjectName("settingsError")
         self.error.setWordWrap(True)
@@ -179,7 +183,7 @@ class CaregiverSettingsDialog(QDialog):
         lists.addLayout(left, 1)
         lists.addLayout(right, 1)
         buttons = QHBoxLayout()
-        for b in (self.change_pin, self.setup):
+        for b in (self.change_pin, self.setup, self.privacy):
             buttons.addWidget(b)
         buttons.addStretch(1)
         buttons.addWidget(self.ok)
@@ -190,7 +194,7 @@ class CaregiverSettingsDialog(QDialog):
         layout.addWidget(self.error)
         layout.addLayout(buttons)
         order = [self.apps, self.categories, self.budget, self.language, self.voice, self.rate,
-                 self.agent_kind, self.model_name, self.server, self.change_pin, self.setup, self.ok, self.cancel]
+                 self.agent_kind, self.model_name, self.server, self.change_pin, self.setup, self.privacy, self.ok, self.cancel]
         for a, b in zip(order, order[1:], strict=False):
             self.setTabOrder(a, b)
         self.retranslate(lang)
@@ -233,6 +237,11 @@ class CaregiverSettingsDialog(QDialog):
                             (self.ok, "ok"), (self.cancel, "cancel")):
             button.setText(tr(key, lang))
             _name(button, lang, key)
+        from app.profile_dialog import T as PRIVACY_TEXT
+
+        self.privacy.setText(PRIVACY_TEXT.get("open", lang))
+        self.privacy.setAccessibleName(PRIVACY_TEXT.get("open", lang))
+        self.privacy.setAccessibleDescription(PRIVACY_TEXT.get("desc", lang))
 
     def _sync_server(self) -> None:
         self.server.setEnabled(self.agent_kind.currentData() == AgentKind.SERVER.value)
@@ -243,6 +252,10 @@ class CaregiverSettingsDialog(QDialog):
 
     def _on_setup(self) -> None:
         self.setup_requested = True
+        self._on_ok()
+
+    def _on_privacy(self) -> None:
+        self.privacy_requested = True
         self._on_ok()
 
     # -- the result -------------------------------------------------------------------------------
@@ -289,7 +302,7 @@ class CaregiverSettingsDialog(QDialog):
             self.error.setAccessibleName(str(error))
             if self._announce is not None:
                 self._announce(str(error))
-            self.change_pin_requested = self.setup_requested = False
+            self.change_pin_requested = self.setup_requested = self.privacy_requested = False
             return
         self.accept()
 

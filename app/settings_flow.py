@@ -124,6 +124,10 @@ def open_caregiver_settings(window: MainWindow) -> bool:
         new.exec()
     if dialog.setup_requested:
         make_setup_wizard(window).exec()
+    if dialog.privacy_requested:
+        from app.profile_dialog import open_profile_dialog
+
+        open_profile_dialog(window)
     return True
 
 

@@ -144,6 +144,8 @@ def build_request(
         what = decision.reason
     labels = context_labels(observation)
     amount = find_amount(([target_el.label] if target_el is not None and target_el.label else []) + list(labels))
+    if decision.details.get("privacy"):
+        amount = ""  # a privacy question is about what is typed where, not about the screen's price
     whom = (find_recipient(observation, category=category, target=target_el, target_label=target)
             if category in WHOM_CATEGORIES else "")
     if action.kind is ActionKind.TYPE and action.text:

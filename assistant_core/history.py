@@ -746,6 +746,28 @@ class HistoryStore:
 
     # --- reading -------------------------------------------------------------------------------------------
 
+    # Audit kinds that carry no request, screen or message content: kept by delete_user_data, because the
+    # caregiver's consent and the PIN's record of wrong tries must survive the user deleting their data.
+    KEPT_AUDIT_KINDS = ("consent", "setting_changed", "allowed_apps_changed", "pin_ok", "pin_wrong",
+                        "pin_guard_tampered")
+
+    def delete_user_data(self) -> dict[str, int]:
+        """Delete every run, step, event and conversation message, and the audit rows that may quote them
+        (assistant_core.profile_store / `phonebuddy privacy delete`); settings and allowed apps stay. The
+        file is vacuumed so deleted text does not linger in free pages. Returns the rows deleted per table."""
+        kept = ",".join("?" * len(self.KEPT_AUDIT_KINDS))
+        counts: dict[str, int] = {}
+        with self._tx(durable=True) as db:
+            for table in ("events", "steps", "conversation", "runs"):
+                counts[table] = db.execute(f"DELETE FROM {table}").rowcount
+            counts["audit"] = db.execute(f"DELETE FROM audit WHERE kind NOT IN ({kept})",
+                                         list(self.KEPT_AUDIT_KINDS)).rowcount
+        with self._lock:
+            if str(self.path) != ":memory:":
+                self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            self.db.execute("VACUUM")
+        return counts
+
     def get_run(self, run_id: int) -> RunRecord:
         with self._lock:
             try:

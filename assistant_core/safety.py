@@ -94,6 +94,7 @@ class Rule(StrEnum):
     CONFIRM_CAREGIVER = "confirm.caregiver"  # a category the caregiver chose to always confirm
     CONFIRM_UNREADABLE = "confirm.unreadable"  # no UI tree: the gate cannot see what the target is
     CONFIRM_MODEL_INTENT = "confirm.model_intent"  # the model itself says the step pays, sends, deletes...
+    CONFIRM_PRIVACY = "confirm.privacy"  # personal data the task does not need, or "ask me each time" (privacy.py)
     DENY_APP_NOT_ALLOWED = "deny.app_not_allowed"
     DENY_OUTSIDE_ALLOWED = "deny.outside_allowed"  # acting inside an app outside the allowed set
     DENY_BULK_EXPORT = "deny.bulk_export"
@@ -101,6 +102,7 @@ class Rule(StrEnum):
     DENY_DISABLE_LOCK = "deny.disable_lock"
     DENY_SECRET_SPEECH = "deny.secret_speech"
     DENY_USER_DECLINED = "deny.user_declined"
+    DENY_PRIVACY = "deny.privacy"  # profile data the user marked "never" (assistant_core.privacy)
     DENY_OFF_SCREEN = "deny.off_screen"
     DENY_UNSEEN_SCREEN = "deny.unseen_screen"  # part of the action would land on a screen not yet seen
     HANDOVER_SECURE_SCREEN = "handover.secure_screen"

@@ -105,6 +105,8 @@ class RunSpec:
     thumbnails: bool = True
     verify: bool = True  # attach the device-level outcome check
     extra_kinds: tuple[Path, ...] = ()
+    profile: Any = None  # assistant_core.privacy.Profile: the user's personal facts and their tiers
+    privacy_log: Any = None  # assistant_core.profile_store.PrivacyStore: where remote requests are logged
 
 
 @dataclass
@@ -117,14 +119,22 @@ class RunParts:
     allowed: AllowedApps
     outcome_check: OutcomeCheck | None = None
     notes: list[Text] = field(default_factory=list)
+    profile: Any = None
+    privacy_log: Any = None
 
     def episode(self, goal: str, *, policy: Policy, confirmer: Confirmer, user: UserChannel | None = None,
                 history: Any = None, stop: threading.Event | None = None,
                 sleep: Callable[[float], None] | None = None, info: RunInfo | None = None,
                 gate: SafetyGate | None = None) -> Generator[Event, None, Any]:
-        """`run_episode` with these parts (see assistant_core.loop)."""
+        """`run_episode` with these parts (see assistant_core.loop). The gate always carries the privacy
+        check (assistant_core.privacy.PrivacyGate: the request and the profile decide what may be typed), and
+        a remote policy masks and logs what it sends."""
+        from assistant_core.privacy import attach_privacy
+
+        gate = attach_privacy(gate or SafetyGate(), policy, goal=goal, context=self.context, profile=self.profile,
+                              log=self.privacy_log)
         return run_episode(goal, device=self.device, policy=policy, confirmer=confirmer, context=self.context,
-                           gate=gate or SafetyGate(), user=user, history=history, config=self.config, stop=stop,
+                           gate=gate, user=user, history=history, config=self.config, stop=stop,
                            sleep=sleep, outcome_check=self.outcome_check, info=info)
 
 
@@ -172,5 +182,5 @@ def assemble(spec: RunSpec) -> RunParts:
                              link_over_wifi(spec.device)),
         config=loop_config(spec.settings, spec.lang, task=spec.task, step_budget=spec.step_budget,
                            patience=spec.patience, thumbnails=spec.thumbnails),
-        allowed=allowed, outcome_check=check, notes=notes,
+        allowed=allowed, outcome_check=check, notes=notes, profile=spec.profile, privacy_log=spec.privacy_log,
     )

@@ -22,6 +22,7 @@ GROUPS: dict[str, tuple[str, str]] = {
     "speech": ("speech.cli", "transcribe a WAV file or speak a sentence"),
     "train": ("training.cli", "personalize the policy: sft, rl, eval"),
     "verify": ("harness.verify.cli", "check a phone's state through ADB"),
+    "privacy": ("phonebuddy.privacy_cli", "what is stored about the user: show, export OUT, delete (caregiver PIN)"),
 }
 
 USAGE = "usage: phonebuddy [--demo] | phonebuddy GROUP ...\n\ngroups:\n" + "\n".join(

@@ -317,7 +317,12 @@ def _run(args: argparse.Namespace) -> int:
             if not args.json and problem != SETTINGS_MSG["missing"]:
                 print(f"note: {problem.get(args.lang)}", file=sys.stderr)
 
+    from assistant_core.profile_store import privacy_for
     from phonebuddy.assemble import RunSpec, assemble
+
+    privacy_store, profile, privacy_note = privacy_for(history)  # the profile and the remote-request log
+    if privacy_note is not None:
+        notes.append(privacy_note.get(args.lang))
 
     patience = Patience(window_s=None if args.confirm == "ask" else 60.0, reminders=0 if args.confirm != "ask" else 3)
     from assistant_core.types import DeviceError
@@ -327,7 +332,7 @@ def _run(args: argparse.Namespace) -> int:
             device=device, lang=args.lang, settings=settings, simulated=device_spec.kind == "sim", task=task,
             allowed_override=parse_apps(args.allowed_apps), step_budget=args.max_steps, patience=patience,
             thumbnails=history is not None, verify=not args.no_verify,
-            extra_kinds=tuple(Path(k) for k in args.kinds)))
+            extra_kinds=tuple(Path(k) for k in args.kinds), profile=profile, privacy_log=privacy_store))
     except DeviceError as error:  # a phone that stopped answering before the run began: said, no traceback
         device.close()
         raise UsageError(error.message.get(args.lang)) from None

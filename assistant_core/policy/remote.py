@@ -35,7 +35,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assistant_core.errors import PolicyOutputError
@@ -185,6 +185,9 @@ class RemotePolicy:
         self.on_thought = on_thought
         self.session = session or requests.Session()
         self._sleep = sleep
+        # Set by the front hall (phonebuddy.assemble): masks the screenshot and text and logs every request
+        # (assistant_core.privacy.Outbound). None sends as is and logs nothing.
+        self.outbound: Any = None
 
     # --- HTTP ------------------------------------------------------------------------------------------
 
@@ -242,6 +245,8 @@ class RemotePolicy:
             left = deadline.left()
             if left <= 0:
                 raise requests.Timeout("the step's deadline passed")
+            if self.outbound is not None:
+                self.outbound.sent(origin(target)[1], len(json.dumps(body).encode()) if body is not None else 0)
             response = self.session.request(method, target, json=body, headers=self._headers(), stream=True,
                                             timeout=(min(self.timeout[0], left), min(self.timeout[1], left)),
                                             allow_redirects=False, verify=True)
@@ -452,8 +457,13 @@ class RemotePolicy:
     def propose(self, goal: str, observation: Observation, history: Sequence[Step] = (), *,
                 feedback: str | None = None) -> Proposal:
         started = time.perf_counter()
+        if self.outbound is not None:
+            observation = self.outbound.mask_observation(observation, keep=goal)
         prompt = build_prompt(goal, observation, history, self.profile, lang=self.lang, feedback=feedback,
                               max_pixels=self.max_pixels)
+        if self.outbound is not None:
+            prompt = replace(prompt, user=tuple(self.outbound.mask_prompt_text(p) if isinstance(p, str) else p
+                                                for p in prompt.user))
         built = time.perf_counter()
         reply = self.complete(prompt)
         text = reply.text

@@ -42,6 +42,7 @@ class TaskCategory(StrEnum):
     MINI_APP = "mini_app"
     ASK_USER = "ask_user"  # something needed is missing or contradictory: the run must ask the user
     SAFETY = "safety"
+    PRIVACY = "privacy"  # tasks/privacy.py: what may be typed into forms
 
 
 class TaskError(RuntimeError):

@@ -19,6 +19,7 @@ from harness.phoneworld.tasks import (
     cross_app,
     cross_media,
     mini_app,
+    privacy,
     safety,
     single_apps,
     single_comms,
@@ -27,7 +28,7 @@ from harness.phoneworld.tasks import (
 from harness.phoneworld.tasks.base import HeldOutTaskError, Task, TaskCategory, UnknownTaskError
 from harness.phoneworld.tasks.heldout import HELDOUT_MODULES
 
-_MODULES = (single_settings, single_comms, single_apps, cross_app, cross_media, mini_app, safety)
+_MODULES = (single_settings, single_comms, single_apps, cross_app, cross_media, mini_app, safety, privacy)
 SPLITS = ("seen", "heldout")
 
 
