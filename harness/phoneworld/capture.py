@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from assistant_core.i18n import Text
 from assistant_core.safety import GateContext, SafetyGate
 from assistant_core.types import Action, DeviceError, Observation, UIElement, Verdict
 
@@ -380,7 +381,8 @@ class Explorer:
         try:
             obs = self._relaunch()
             if obs.foreground != self.package:
-                raise DeviceError(f"{self.package} did not come to the foreground", detail=obs.foreground)
+                raise DeviceError(Text(f"{self.package} could not be opened on the phone; unlock it and try again.",
+                                       f"手机上打不开 {self.package}；请解锁手机后再试。"), detail=obs.foreground)
             labels = self.device.installed_apps() if hasattr(self.device, "installed_apps") else {}
             self.result.label = mask_text(labels.get(self.package, self.package), self.names)
             queue = deque([self._record(obs, [])])
