@@ -159,3 +159,25 @@ def test_mock_env_is_unchanged_by_the_phone_side():
     env.reset(task=TASK, seed=100)
     _play(env, _oracle_replies())
     assert env.get_reward() == 1.0
+
+
+def test_phones_behind_another_adb_server_and_per_process_shares(attach, adb_server):
+    from training.errors import TrainingError
+    from training.rl import phones_for_process
+
+    # A phone plugged into another machine: HOST:PORT/SERIAL names the adb server there (here: the test's).
+    with attach(World(seed=0)) as phone:
+        phones = PhoneSettings((f"127.0.0.1:{adb_server.port}/{phone.address}",))
+        env = PhoneEnv(EnvSettings(screenshots=False), phones)
+        env.reset(task="phone:bluetooth_on")
+        assert env.device.serial == phone.address and env.device.client.port == adb_server.port
+        _play(env, [reply_text("Done.", Action.finish(), 1080, 2400)])
+        assert env.get_reward() == 0.0 and env.result.verification.kind == "bluetooth_on"
+    with pytest.raises(TrainingError, match="HOST:PORT/SERIAL"):
+        PhoneSettings(("nohost/abc",)).device("nohost/abc")
+    # `accelerate launch` with 2 processes: each drives its own phones.
+    serials = ("a", "b", "c", "d")
+    assert phones_for_process(serials, 0, 2) == ("a", "c") and phones_for_process(serials, 1, 2) == ("b", "d")
+    assert phones_for_process(serials, 0, 1) == serials
+    with pytest.raises(ConfigError, match="vllm_mode"):
+        RlConfig(base_model="x", vllm_mode="remote")

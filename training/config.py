@@ -111,8 +111,11 @@ class RlConfig:
     phones: tuple[str, ...] = ()
     phone_goals: tuple[str, ...] = ("wifi_on", "bluetooth_on")
     adb_port: int = 0  # the adb server's port; 0 = ANDROID_ADB_SERVER_PORT or 5037
+    vllm_mode: str = "colocate"  # colocate | server (`trl vllm-serve` on other GPUs, see docs/capture.md)
+    vllm_server_url: str = ""  # server mode: e.g. http://gpu-node-0:8000
 
     def __post_init__(self) -> None:
+        _one_of(self, "vllm_mode", ("colocate", "server"))
         if not 0 <= self.phone_share <= 1:
             raise ConfigError(f"phone_share must be between 0 and 1, got {self.phone_share}")
         if self.phone_share > 0 and len(self.phones) < self.batch_size:

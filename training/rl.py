@@ -484,6 +484,8 @@ class PhoneSettings:
     _devices: dict[str, Any] = field(default_factory=dict)
 
     def adb(self) -> Any:
+        if self.client is None and all("/" in s for s in self.serials):
+            return None  # every phone is behind a named adb server: the local one is not needed
         if self.client is None:
             from harness.adbserver import AdbServerOwner, ServerAddress, server_address
 
@@ -499,11 +501,22 @@ class PhoneSettings:
         return serial
 
     def device(self, serial: str) -> Any:
-        """One AdbDevice per phone, shared by the environments that drive it (one at a time)."""
+        """One AdbDevice per phone, shared by the environments that drive it (one at a time). A phone
+        plugged into another machine is named "HOST:PORT/SERIAL": the adb server there (started with
+        `adb -a -P PORT nodaemon server`) is used, so rollouts reach phones across machines through adb itself."""
         if serial not in self._devices:
             from harness.adb import AdbDevice
 
-            self._devices[serial] = AdbDevice(self.adb(), serial, reconnect_grace_s=5.0)
+            client, name = self.adb(), serial
+            if "/" in serial:
+                from harness.adbserver import GuardedAdbClient
+
+                server, name = serial.split("/", 1)
+                host, _, port = server.rpartition(":")
+                if not host or not port.isdigit():
+                    raise TrainingError(f"phone {serial!r}: write a remote phone as HOST:PORT/SERIAL")
+                client = GuardedAdbClient(host, int(port))
+            self._devices[serial] = AdbDevice(client, name, reconnect_grace_s=5.0)
         return self._devices[serial]
 
     def goal(self, goal_id: str) -> PhoneGoal:
@@ -511,6 +524,12 @@ class PhoneSettings:
             return self.goals[goal_id]
         except KeyError:
             raise TrainingError(f"unknown phone goal {goal_id!r}; known: {', '.join(sorted(self.goals))}") from None
+
+
+def phones_for_process(serials: Sequence[str], rank: int, world_size: int) -> tuple[str, ...]:
+    """This training process's phones when `accelerate launch` runs several (each process runs its own
+    rollouts, so each drives its own phones): every world_size-th phone from its rank."""
+    return tuple(serials[rank::world_size]) if world_size > 1 else tuple(serials)
 
 
 def prepare_phone(device: Any, goal: PhoneGoal) -> Observation:
@@ -847,7 +866,14 @@ def run_rl(config: RlConfig, *, on_progress: Callable[[Any], None] | None = None
     settings = settings or EnvSettings(profile=config.profile, screenshot_scale=config.screenshot_scale,
                                        allowed_apps=config.allowed_apps)
     if config.phone_share > 0 and phones is None:
-        phones = PhoneSettings(tuple(config.phones), adb_port=config.adb_port, allowed_apps=config.allowed_apps)
+        import os
+
+        rank, world_size = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
+        mine = phones_for_process(config.phones, rank, world_size)
+        if len(mine) < config.batch_size:
+            raise TrainingError(f"process {rank} of {world_size} has {len(mine)} phones for batch_size "
+                                f"{config.batch_size}: list at least batch_size x processes phones")
+        phones = PhoneSettings(mine, adb_port=config.adb_port, allowed_apps=config.allowed_apps)
     if config.phone_share <= 0:
         phones = None
     rows = choose_rows(config, settings)
@@ -891,7 +917,8 @@ def run_rl(config: RlConfig, *, on_progress: Callable[[Any], None] | None = None
             temperature=config.temperature, beta=config.beta, seed=config.seed, logging_steps=config.logging_steps,
             save_strategy="steps" if config.save_steps else "no", save_steps=config.save_steps or 500,
             save_total_limit=2, bf16=on_cuda, use_cpu=not on_cuda, gradient_checkpointing=False,
-            report_to="none", dataloader_num_workers=0, use_vllm=vllm, vllm_mode="colocate", disable_tqdm=True,
+            report_to="none", dataloader_num_workers=0, use_vllm=vllm, vllm_mode=config.vllm_mode, disable_tqdm=True,
+            **({"vllm_server_base_url": config.vllm_server_url} if config.vllm_server_url else {}),
         )
         trainer = GRPOTrainer(model=model, reward_funcs=[format_reward(config.format_reward)], args=args,
                               train_dataset=dataset, processing_class=processor, peft_config=peft_config,
