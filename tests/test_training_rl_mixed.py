@@ -102,6 +102,12 @@ def test_phone_share_needs_a_phone_per_rollout():
     phone_rows = [r for r in rows if r[0].startswith("phone:")]
     assert 10 <= len(phone_rows) <= 30 and {r[0] for r in rows} - {r[0] for r in phone_rows} == {TASK}
     assert not [r for r in choose_rows(RlConfig(base_model="x", tasks=(TASK,))) if r[0].startswith("phone:")]
+    from pathlib import Path
+
+    from training.config import load_config
+
+    shipped = load_config(Path(__file__).resolve().parent.parent / "training/configs/rl_real_phones.yaml", RlConfig)
+    assert shipped.phone_share > 0 and len(shipped.phones) >= shipped.batch_size
 
 
 @pytest.fixture(scope="module")

@@ -26,8 +26,11 @@ The environment (`PhoneWorldEnv`, one per rollout, made by trl's `environment_fa
   definition evaluation and the safety table use). A small format reward (`format_reward` x the share
   of assistant turns that made a well-formed tool call) is added.
 
-Task mix: rows are drawn per category with the `mix` weights (the paper's Real+Mock mix becomes a
-category mix here), from training seeds (`seeds`, default 100-131) that evaluation does not use.
+Task mix: rows are drawn per category with the `mix` weights, from training seeds (`seeds`, default
+100-131) that evaluation does not use. Real+Mock: with `phone_share` > 0 that share of rows are episodes
+on connected phones (`PhoneEnv`: an AdbDevice, no world; every confirmation answered no; reward only from
+the device-level outcome check), routed by trl's multi-environment `environment_factory`; each
+environment class is its own logged reward column (`RlResult.rewards_by_source`). See docs/capture.md.
 Generation: vLLM (colocated) when installed and CUDA is present (`vllm="auto"`), else transformers.
 Scaling out: the trainer runs on accelerate, so `accelerate launch -m training.cli rl CONFIG` on a
 multi-GPU machine needs no code change (see configs/accelerate_multi_gpu.yaml).

@@ -129,9 +129,9 @@ def inner_labels(el: UIElement, elements: list[UIElement]) -> list[str]:
 def screen_title(obs: Observation, package: str) -> str:
     els = app_elements(obs, package)
     for e in els:
-        if e.resource_id in ("android:id/title", "android:id/alertTitle") and e.text and not e.clickable:
-            if not any(c is not e and (c.clickable or c.checkable) and c.contains(*e.center) for c in els):
-                return e.text
+        if (e.resource_id in ("android:id/title", "android:id/alertTitle") and e.text and not e.clickable
+                and not any(c is not e and (c.clickable or c.checkable) and c.contains(*e.center) for c in els)):
+            return e.text
     texts = [e for e in els if e.text and not e.clickable]
     return min(texts, key=lambda e: (e.bounds[1], e.bounds[0])).text if texts else ""
 

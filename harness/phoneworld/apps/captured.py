@@ -216,11 +216,9 @@ class CapturedApp(App):
                 return
             stack = self.world.stacks.get(self.package, [])
             routes = [r.screen for r in stack]
-            if dst in routes[:-1]:
-                while len(self.world.stacks[self.package]) > 1 and self.world.route_of(self.package).screen != dst:
-                    self.world.stacks[self.package].pop()
-                self.world.refresh()
-                self.world._navigated()
+            if dst in routes[:-1]:  # up to a screen already on the back stack
+                while self.world.route_of(self.package).screen != dst:
+                    self.world.pop(self.package)
             else:
                 self.go(dst)
 
