@@ -125,7 +125,15 @@ def test_mock_records_a_sensitive_step_when_taken(captures):
     device = SimDevice(world)
     device.act(Action.open_app("com.phoneworld.shop"))
     world.tap_text("Reading glasses")
-    assert world.tap_text("Buy now")
+    # The gate sees the mock's "Buy now" as it saw the original's: it would ask first.
+    from assistant_core.safety import GateContext, SafetyGate
+    from assistant_core.types import Verdict
+
+    buy = world.find("Buy now")
+    decision = SafetyGate().check(Action.click(*buy.center), device.observe(),
+                                  GateContext(allowed_apps=frozenset({"com.phoneworld.shop"})))
+    assert decision.verdict is Verdict.CONFIRM
+    assert world.tap_text("Buy now")  # taken anyway (no gate here): the mock records what would have happened
     assert [e.kind.value for e in world.sensitive_events] == ["purchase"]
 
 
@@ -192,3 +200,16 @@ def test_masking_of_personal_data(adb_server, tmp_path):
     assert names and not any(n in text for n in names)
     assert "[name]" in text
     assert world.sensitive_events == []
+
+
+def test_capture_in_chinese_matches_too(tmp_path):
+    """A phone in Chinese: titles, labels and the gate's words are Chinese; the mock still matches."""
+    world = World(seed=0, language="zh")
+    result = capture_app(SimDevice(world), "com.android.settings", tmp_path, names=[])
+    assert world.sensitive_events == [] and result.skipped_sensitive
+    assert {s.title for s in result.screens} >= {"设置", "WLAN", "显示"}
+    mocked = World(seed=0, language="zh")
+    load_captured(mocked, tmp_path)
+    mock = Explorer(SimDevice(mocked), "com.android.settings", tmp_path / "again", names=[]).run()
+    by_ui = lambda s: f"{s.activity}|{fold_digits(s.title)}"  # noqa: E731
+    assert graph(mock, by_ui) == graph(result, by_ui)
