@@ -213,3 +213,46 @@ def test_capture_in_chinese_matches_too(tmp_path):
     mock = Explorer(SimDevice(mocked), "com.android.settings", tmp_path / "again", names=[]).run()
     by_ui = lambda s: f"{s.activity}|{fold_digits(s.title)}"  # noqa: E731
     assert graph(mock, by_ui) == graph(result, by_ui)
+
+
+def test_the_agent_loop_and_gate_run_on_a_captured_app_over_adb(captures, attach, adb_server):
+    """The app's own loop (phonebuddy.assemble + run_episode) with a scripted policy, on a phone serving the
+    captured Shop over the real adb server: the gate asks before "Buy now", the answer is no, nothing is bought."""
+    from assistant_core.confirm import FixedConfirmer
+    from assistant_core.policies import ScriptedPolicy
+    from assistant_core.types import ConfirmAnswer
+    from phonebuddy.assemble import RunSpec, assemble
+    from training.data import reply_text
+
+    _, folder, _ = captures["com.phoneworld.shop"]
+    world = World(seed=0)
+    load_captured(world, folder)
+    with attach(world) as phone:
+        device = AdbDevice(adb_server.client(), phone.address, reconnect_grace_s=3.0)
+        try:
+            probe = World(seed=0)
+            load_captured(probe, folder)  # where things are on the captured screens (the script's coordinates)
+            probe.launch("com.phoneworld.shop")
+            glasses = probe.find("Reading glasses").center
+            probe.tap(*glasses)
+            buy = probe.find("Buy now").center
+            replies = [reply_text("Open the shop.", Action.open_app("com.phoneworld.shop"), 1080, 2400),
+                       reply_text("Open the glasses.", Action.click(*glasses), 1080, 2400),
+                       reply_text("Buy them.", Action.click(*buy), 1080, 2400),
+                       reply_text("Done.", Action.finish(), 1080, 2400)]
+            parts = assemble(RunSpec(device=device, allowed_override=frozenset({"com.phoneworld.shop"}), verify=False))
+            confirmer = FixedConfirmer(ConfirmAnswer.NO)
+            gen = parts.episode("Buy reading glasses in the shop.", policy=ScriptedPolicy.from_replies(replies),
+                                confirmer=confirmer, sleep=lambda s: None)
+            while True:
+                try:
+                    next(gen)
+                except StopIteration as end:
+                    result = end.value
+                    break
+        finally:
+            device.close()
+    assert len(confirmer.seen) == 1 and result.confirmations == 1
+    with phone.lock:
+        assert world.sensitive_events == []
+        assert world.foreground[1] == "com.phoneworld.shop.ProductActivity"
