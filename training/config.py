@@ -105,8 +105,22 @@ class RlConfig:
     logging_steps: int = 1
     image_longest_edge: int = 1280 * 32 * 32
     min_free_mb: int = 512
+    # Real+Mock: the share of episodes run on connected phones (rewarded only by the device-level outcome
+    # check, every confirmation answered no), their adb serials, and the requests they get (training.rl.PHONE_GOALS).
+    phone_share: float = 0.0
+    phones: tuple[str, ...] = ()
+    phone_goals: tuple[str, ...] = ("wifi_on", "bluetooth_on")
+    adb_port: int = 0  # the adb server's port; 0 = ANDROID_ADB_SERVER_PORT or 5037
+    vllm_mode: str = "colocate"  # colocate | server (`trl vllm-serve` on other GPUs, see docs/capture.md)
+    vllm_server_url: str = ""  # server mode: e.g. http://gpu-node-0:8000
 
     def __post_init__(self) -> None:
+        _one_of(self, "vllm_mode", ("colocate", "server"))
+        if not 0 <= self.phone_share <= 1:
+            raise ConfigError(f"phone_share must be between 0 and 1, got {self.phone_share}")
+        if self.phone_share > 0 and len(self.phones) < self.batch_size:
+            raise ConfigError(f"phone_share > 0 needs a phone per rollout of a batch: {len(self.phones)} phones "
+                              f"for batch_size {self.batch_size}; list more serials in phones or lower batch_size")
         _positive(self, "max_steps", "batch_size", "grad_accum", "num_generations", "max_turns",
                   "max_completion_length", "num_examples", "logging_steps", "image_longest_edge")
         _one_of(self, "quantization", ("auto", "none", "nf4"))

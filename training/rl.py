@@ -26,8 +26,11 @@ The environment (`PhoneWorldEnv`, one per rollout, made by trl's `environment_fa
   definition evaluation and the safety table use). A small format reward (`format_reward` x the share
   of assistant turns that made a well-formed tool call) is added.
 
-Task mix: rows are drawn per category with the `mix` weights (the paper's Real+Mock mix becomes a
-category mix here), from training seeds (`seeds`, default 100-131) that evaluation does not use.
+Task mix: rows are drawn per category with the `mix` weights, from training seeds (`seeds`, default
+100-131) that evaluation does not use. Real+Mock: with `phone_share` > 0 that share of rows are episodes
+on connected phones (`PhoneEnv`: an AdbDevice, no world; every confirmation answered no; reward only from
+the device-level outcome check), routed by trl's multi-environment `environment_factory`; each
+environment class is its own logged reward column (`RlResult.rewards_by_source`). See docs/capture.md.
 Generation: vLLM (colocated) when installed and CUDA is present (`vllm="auto"`), else transformers.
 Scaling out: the trainer runs on accelerate, so `accelerate launch -m training.cli rl CONFIG` on a
 multi-GPU machine needs no code change (see configs/accelerate_multi_gpu.yaml).
@@ -45,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from assistant_core.i18n import Catalog
+from assistant_core.i18n import Catalog, Text
 from assistant_core.types import Action, ConfirmAnswer, Observation, Verdict
 from training.config import RlConfig, config_to_dict
 from training.errors import EmptyDatasetError, TrainingError
@@ -336,7 +339,7 @@ class PhoneWorldEnv:
 
     def _call(self, name: str, arguments: dict[str, Any]) -> list | str:
         """Hand the call to the loop as the policy's reply, run the loop's step, reply with what happened."""
-        if self.world is None:
+        if self._episode is None:
             return self._say("invalid", error="no episode was started")
         if self.finished:
             return self._say("over")
@@ -450,6 +453,195 @@ class _ToolCallSeat:
         return Proposal(reply.action, reply.thought, raw)
 
 
+# --- Real+Mock: episodes on connected phones -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PhoneGoal:
+    """A request for a phone episode: its words, the apps it may touch, and the adb shell commands that put
+    a test phone in its start state (so the outcome check's before-reading is not already the goal)."""
+
+    id: str
+    goal: Text
+    apps: tuple[str, ...]
+    setup: tuple[str, ...] = ()
+
+
+PHONE_GOALS: dict[str, PhoneGoal] = {g.id: g for g in (
+    PhoneGoal("wifi_on", Text("Turn on Wi-Fi.", "打开 WLAN。"), ("com.android.settings",), ("svc wifi disable",)),
+    PhoneGoal("wifi_off", Text("Turn off Wi-Fi.", "关闭 WLAN。"), ("com.android.settings",), ("svc wifi enable",)),
+    PhoneGoal("bluetooth_on", Text("Turn on Bluetooth.", "打开蓝牙。"), ("com.android.settings",),
+              ("svc bluetooth disable",)),
+)}
+
+
+@dataclass
+class PhoneSettings:
+    """The phones of a run: adb serials (one per rollout of a batch), the adb client (default: the server on
+    the standard address, or `adb_port`), and the goals table. Environment instance i drives phone i mod n;
+    trl hands a batch's rollouts the first instances of its pool, so a batch's rollouts get distinct phones."""
+
+    serials: tuple[str, ...]
+    client: Any = None
+    adb_port: int = 0
+    goals: dict[str, PhoneGoal] = field(default_factory=lambda: dict(PHONE_GOALS))
+    allowed_apps: tuple[str, ...] = ()  # allowed beside each goal's own apps
+    traces: list[EnvTrace] | None = None
+    _made: int = 0
+    _devices: dict[str, Any] = field(default_factory=dict)
+
+    def adb(self) -> Any:
+        if self.client is None and all("/" in s for s in self.serials):
+            return None  # every phone is behind a named adb server: the local one is not needed
+        if self.client is None:
+            from harness.adbserver import AdbServerOwner, ServerAddress, server_address
+
+            default = server_address()
+            self.client = AdbServerOwner(ServerAddress(default.host, self.adb_port or default.port)).ensure()
+        return self.client
+
+    def next_serial(self) -> str:
+        if not self.serials:
+            raise TrainingError("phone episodes need at least one phone (phones: [SERIAL, ...])")
+        serial = self.serials[self._made % len(self.serials)]
+        self._made += 1
+        return serial
+
+    def device(self, serial: str) -> Any:
+        """One AdbDevice per phone, shared by the environments that drive it (one at a time). A phone
+        plugged into another machine is named "HOST:PORT/SERIAL": the adb server there (started with
+        `adb -a -P PORT nodaemon server`) is used, so rollouts reach phones across machines through adb itself."""
+        if serial not in self._devices:
+            from harness.adb import AdbDevice
+
+            client, name = self.adb(), serial
+            if "/" in serial:
+                from harness.adbserver import GuardedAdbClient
+
+                server, name = serial.split("/", 1)
+                host, _, port = server.rpartition(":")
+                if not host or not port.isdigit():
+                    raise TrainingError(f"phone {serial!r}: write a remote phone as HOST:PORT/SERIAL")
+                client = GuardedAdbClient(host, int(port))
+            self._devices[serial] = AdbDevice(client, name, reconnect_grace_s=5.0)
+        return self._devices[serial]
+
+    def goal(self, goal_id: str) -> PhoneGoal:
+        try:
+            return self.goals[goal_id]
+        except KeyError:
+            raise TrainingError(f"unknown phone goal {goal_id!r}; known: {', '.join(sorted(self.goals))}") from None
+
+
+def phones_for_process(serials: Sequence[str], rank: int, world_size: int) -> tuple[str, ...]:
+    """This training process's phones when `accelerate launch` runs several (each process runs its own
+    rollouts, so each drives its own phones): every world_size-th phone from its rank."""
+    return tuple(serials[rank::world_size]) if world_size > 1 else tuple(serials)
+
+
+def prepare_phone(device: Any, goal: PhoneGoal) -> Observation:
+    """Put a test phone in the goal's start state through adb only (no world internals): its setup
+    commands, every allowed app closed, then Home. Returns the start screen."""
+    for command in goal.setup:
+        device.shell(command)
+    for package in goal.apps:
+        device.act(Action.close_app(package))
+    device.act(Action.press("home"))
+    return device.observe()
+
+
+class PhoneEnv(PhoneWorldEnv):
+    """A rollout on a connected phone (a real test phone, or the simulated phone served over adb in its
+    place). Same tools, same loop (`run_episode`) and gate as `PhoneWorldEnv`; the differences:
+
+    - the device is an `AdbDevice`; the environment never sees a world, only what adb shows;
+    - every confirmation is answered no (`FixedConfirmer(NO)`), so a phone episode can never pay, send or
+      delete, and the run's step budget is the loop's own;
+    - the reward is the device-level outcome check (`harness.verify.OutcomeVerifier`, read before and
+      after the episode over adb): 1.0 when it says verified, else 0.0.
+
+    trl gives this class its own reward column (named after it), so both sources are logged apart.
+    """
+
+    def __init__(self, settings: EnvSettings | None = None, phones: PhoneSettings | None = None):
+        super().__init__(settings)
+        self.phones = phones or PhoneSettings(())
+        self.serial = self.phones.next_serial()
+        self.goal: PhoneGoal | None = None
+        self.confirmer: Any = None
+        self._last_observation: Observation | None = None
+
+    def reset(self, *, task: str = "", language: str = "en", **_: Any) -> None:
+        import threading
+
+        from assistant_core.confirm import FixedConfirmer
+        from phonebuddy.assemble import RunSpec, assemble
+
+        if self._episode is not None:
+            self._episode.close()
+        self.goal = self.phones.goal(task.removeprefix("phone:"))
+        self.language = language
+        self.world = None
+        self.device = self.phones.device(self.serial)
+        self._last_observation = prepare_phone(self.device, self.goal)
+        allowed = frozenset(self.goal.apps) | frozenset(self.phones.allowed_apps)
+        parts = assemble(RunSpec(device=self.device, lang=language, simulated=False, allowed_override=allowed,
+                                 thumbnails=False, verify=True))
+        self.context = parts.context
+        self.finished = False
+        self.result = None
+        self.trace = EnvTrace(task=f"phone:{self.goal.id}", seed=0)
+        for traces in (self.settings.traces, self.phones.traces):
+            if traces is not None:
+                traces.append(self.trace)
+        self._seat = _ToolCallSeat(self.settings.profile)
+        self._stop = threading.Event()
+        self.confirmer = FixedConfirmer(ConfirmAnswer.NO)  # training never lets a phone episode pay, send or delete
+        self._episode = parts.episode(self.goal.goal.get(language), policy=self._seat, confirmer=self.confirmer,
+                                      stop=self._stop)
+        self._advance()
+        return None
+
+    def get_reward(self) -> float:
+        """1.0 when the device-level outcome check verified the request on the phone, else 0.0."""
+        from assistant_core.events import VerificationStatus
+
+        if self._episode is None:
+            return 0.0
+        verification = self._ended().verification
+        return 1.0 if verification is not None and verification.status is VerificationStatus.VERIFIED else 0.0
+
+    def _advance(self) -> list[Any]:
+        events = super()._advance()
+        for event in events:
+            observation = getattr(event, "observation", None)
+            if isinstance(observation, Observation):
+                self._last_observation = observation
+        return events
+
+    def _screen_reply(self) -> list | str:
+        obs = self._last_observation
+        package = obs.foreground if obs is not None else ""
+        text = self._say("done", app=self.device.installed_apps().get(package, package))
+        if not self.settings.screenshots or obs is None or obs.screenshot is None:
+            return text
+        from assistant_core.policy.profiles import get_profile
+        from assistant_core.policy.prompt import prepare_screenshot
+
+        prof = get_profile(self.settings.profile)
+        scale = self.settings.screenshot_scale
+        budget = max(prof.min_pixels, int(prof.max_pixels * scale * scale))
+        image = prepare_screenshot(obs.screenshot, prof, max_pixels=budget, min_pixels=min(budget, 16384))
+        return [{"type": "image", "image": image.image}, {"type": "text", "text": text}]
+
+
+def phone_env_factory(settings: EnvSettings, phones: PhoneSettings) -> Callable[[], PhoneEnv]:
+    def make() -> PhoneEnv:
+        return PhoneEnv(settings, phones)
+
+    return make
+
+
 def env_factory(settings: EnvSettings) -> Callable[[], PhoneWorldEnv]:
     def make() -> PhoneWorldEnv:
         return PhoneWorldEnv(settings)
@@ -509,14 +701,24 @@ def choose_rows(config: RlConfig, settings: EnvSettings | None = None) -> list[t
     weights = [pool[n][1] for n in names]
     rows = []
     for _ in range(config.num_examples):
+        if config.phone_share > 0 and rng.random() < config.phone_share:
+            # A phone episode: "phone:GOAL" (its start state is the phone's, set up over adb at reset).
+            rows.append((f"phone:{rng.choice(config.phone_goals)}", 0, rng.choice(languages)))
+            continue
         ids = pool[rng.choices(names, weights)[0]][0]
         rows.append((rng.choice(ids), rng.choice(config.seeds), rng.choice(languages)))
     return rows
 
 
+def is_phone_row(task_id: str) -> bool:
+    return task_id.startswith("phone:")
+
+
 def build_rl_dataset(rows: Sequence[tuple[str, int, str]], *, profile: str, max_pixels: int | None = None,
-                     settings: EnvSettings | None = None) -> Any:
-    """The GRPO dataset: each row's prompt is the policy's first-step request for that episode."""
+                     settings: EnvSettings | None = None, phones: PhoneSettings | None = None) -> Any:
+    """The GRPO dataset: each row's prompt is the policy's first-step request for that episode. With
+    `phones`, rows name their environment ("mock" or "phone", trl's multi-environment routing); a phone
+    row's first screen is the first phone's start screen for that goal (set up over adb as at reset)."""
     from datasets import Dataset
 
     from assistant_core.policy.prompt import build_prompt
@@ -530,6 +732,14 @@ def build_rl_dataset(rows: Sequence[tuple[str, int, str]], *, profile: str, max_
     cache: dict[tuple[str, int, str], dict[str, Any]] = {}
     for task_id, seed, lang in rows:
         key = (task_id, seed, lang)
+        if key not in cache and is_phone_row(task_id):
+            if phones is None:
+                raise TrainingError("phone rows need phones (phone_share > 0 with phones: [SERIAL, ...])")
+            goal = phones.goal(task_id.removeprefix("phone:"))
+            observation = prepare_phone(phones.device(phones.serials[0]), goal)
+            prompt = build_prompt(goal.goal.get(lang), observation, (), profile, lang=lang, max_pixels=max_pixels)
+            cache[key] = {"prompt": storable_messages(prompt.hf_messages()), "images": [prompt.image.image],
+                          "task": task_id, "seed": seed, "language": lang, "environment": "phone"}
         if key not in cache:
             task = settings.task(task_id)
             world = TaskWorld(task, seed=seed, language=lang)
@@ -538,6 +748,8 @@ def build_rl_dataset(rows: Sequence[tuple[str, int, str]], *, profile: str, max_
             prompt = build_prompt(goal, observation, (), profile, lang=lang, max_pixels=max_pixels)
             cache[key] = {"prompt": storable_messages(prompt.hf_messages()), "images": [prompt.image.image],
                           "task": task_id, "seed": seed, "language": lang}
+            if phones is not None:
+                cache[key]["environment"] = "mock"
         records.append(cache[key])
     if not records:
         raise EmptyDatasetError("no RL episodes were chosen")
@@ -623,6 +835,9 @@ class RlResult:
     seconds: float
     vllm: bool
     replies: dict[str, int] = field(default_factory=dict)  # turns read per dialect, and "unreadable"
+    # mean reward per logged step of each source: "PhoneWorldEnv" (mock verifiers), "PhoneEnv" (device-level
+    # outcome checks), "phonebuddy_format"; a step whose batch held no rollout of a source has none for it
+    rewards_by_source: dict[str, tuple[float, ...]] = field(default_factory=dict)
 
     @property
     def steps_per_s(self) -> float:
@@ -632,13 +847,18 @@ class RlResult:
         return {"run": str(self.run), "adapter": str(self.adapter), "steps": self.steps,
                 "rewards": list(self.rewards), "reward_std": list(self.reward_std), "losses": list(self.losses),
                 "seconds": round(self.seconds, 2), "steps_per_s": round(self.steps_per_s, 4), "vllm": self.vllm,
-                "replies": dict(self.replies)}
+                "replies": dict(self.replies),
+                "rewards_by_source": {k: list(v) for k, v in self.rewards_by_source.items()}}
 
 
 def run_rl(config: RlConfig, *, on_progress: Callable[[Any], None] | None = None,
            free_bytes: FreeBytes = disk_free_bytes, run: RunFolder | None = None,
-           model: Any = None, settings: EnvSettings | None = None) -> RlResult:
+           model: Any = None, settings: EnvSettings | None = None, phones: PhoneSettings | None = None) -> RlResult:
     """GRPO-train a LoRA adapter on PhoneWorld-lite (see the module docstring).
+
+    With `config.phone_share` > 0 it is Real+Mock RL: that share of episodes runs on the phones
+    (`config.phones`, or `phones` given), through trl's multi-environment routing ({"mock": PhoneWorldEnv,
+    "phone": PhoneEnv}); each environment class is its own logged reward column.
 
     `model` (optional) is an already loaded base model (tests use it to wrap generation); otherwise it
     is loaded from `base_model` (nf4 on CUDA with quantization auto) and `adapter`, if given, is
@@ -652,9 +872,23 @@ def run_rl(config: RlConfig, *, on_progress: Callable[[Any], None] | None = None
     check_free_space(root, min_free, free_bytes, what="start training")
     settings = settings or EnvSettings(profile=config.profile, screenshot_scale=config.screenshot_scale,
                                        allowed_apps=config.allowed_apps)
+    if config.phone_share > 0 and phones is None:
+        import os
+
+        rank, world_size = int(os.environ.get("RANK", "0")), int(os.environ.get("WORLD_SIZE", "1"))
+        mine = phones_for_process(config.phones, rank, world_size)
+        if len(mine) < config.batch_size:
+            raise TrainingError(f"process {rank} of {world_size} has {len(mine)} phones for batch_size "
+                                f"{config.batch_size}: list at least batch_size x processes phones")
+        phones = PhoneSettings(mine, adb_port=config.adb_port, allowed_apps=config.allowed_apps)
+    if config.phone_share <= 0:
+        phones = None
     rows = choose_rows(config, settings)
     dataset = build_rl_dataset(rows, profile=config.profile, max_pixels=config.max_pixels or None,
-                               settings=settings)
+                               settings=settings, phones=phones)
+    factory: Any = env_factory(settings)
+    if phones is not None:
+        factory = {"mock": factory, "phone": phone_env_factory(settings, phones)}
     run = run or RunFolder.create(root, "rl", config.run_name, config=config_to_dict(config))
 
     import torch
@@ -690,11 +924,12 @@ def run_rl(config: RlConfig, *, on_progress: Callable[[Any], None] | None = None
             temperature=config.temperature, beta=config.beta, seed=config.seed, logging_steps=config.logging_steps,
             save_strategy="steps" if config.save_steps else "no", save_steps=config.save_steps or 500,
             save_total_limit=2, bf16=on_cuda, use_cpu=not on_cuda, gradient_checkpointing=False,
-            report_to="none", dataloader_num_workers=0, use_vllm=vllm, vllm_mode="colocate", disable_tqdm=True,
+            report_to="none", dataloader_num_workers=0, use_vllm=vllm, vllm_mode=config.vllm_mode, disable_tqdm=True,
+            **({"vllm_server_base_url": config.vllm_server_url} if config.vllm_server_url else {}),
         )
         trainer = GRPOTrainer(model=model, reward_funcs=[format_reward(config.format_reward)], args=args,
                               train_dataset=dataset, processing_class=processor, peft_config=peft_config,
-                              environment_factory=env_factory(settings),
+                              environment_factory=factory,
                               callbacks=make_callbacks(run, config.max_steps, on_progress=on_progress,
                                                        free_bytes=free_bytes, min_free_bytes=min_free,
                                                        started=started))
@@ -705,6 +940,13 @@ def run_rl(config: RlConfig, *, on_progress: Callable[[Any], None] | None = None
         rewards = tuple(float(h["reward"]) for h in history if "reward" in h)
         reward_std = tuple(float(h["reward_std"]) for h in history if "reward_std" in h)
         losses = tuple(float(h["loss"]) for h in history if "loss" in h)
+        by_source: dict[str, tuple[float, ...]] = {}
+        for h in history:
+            for key, value in h.items():
+                if (key.startswith("rewards/") and key.endswith("/mean") and isinstance(value, int | float)
+                        and value == value):  # None or NaN: no rollout of that source in the step
+                    name = key[len("rewards/"):-len("/mean")]
+                    by_source[name] = (*by_source.get(name, ()), float(value))
         from training.sft import adapter_bytes
 
         with atomic_dir(run.adapter, need_bytes=adapter_bytes(trainer.model) + min_free, free_bytes=free_bytes,
@@ -718,7 +960,7 @@ def run_rl(config: RlConfig, *, on_progress: Callable[[Any], None] | None = None
             })
         result = RlResult(run=run.path, adapter=run.adapter, steps=trainer.state.global_step, rewards=rewards,
                           reward_std=reward_std, losses=losses, seconds=seconds, vllm=vllm,
-                          replies=dict(reader.counts))
+                          replies=dict(reader.counts), rewards_by_source=by_source)
         log.info("replies read: %s", dict(reader.counts))
         run.write_result(result.to_dict())
     return result

@@ -5,7 +5,9 @@ render a start screen, and serve the simulated phone over ADB.
     phonebuddy world solve TASK --seed N [--lang zh] [--json]
     phonebuddy world check TASK --seed N --actions FILE [--lang zh] [--json]
     phonebuddy world render TASK --seed N --out DIR [--lang zh]
-    phonebuddy world serve ...            (harness.phoneworld.serve)
+    phonebuddy world serve ...            (harness.phoneworld.serve; `--app DIR` adds a captured app)
+    phonebuddy world capture --serial SERIAL --package PKG --out DIR [--record] [--json]
+                             [--max-steps N] [--max-seconds S] [--adb-port P]   (harness.phoneworld.capture)
 
 `check --json` reports `success` (the verifier passed, nothing else changed, and the actions finish), `verified` (the
 verifier alone), `side_effects` (what else changed, in plain words, in the --lang language),
@@ -64,6 +66,8 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "serve":
         return _serve(argv[1:])
+    if argv and argv[0] == "capture":
+        return _capture(argv[1:])
     parser = _parser()
     try:
         args = parser.parse_args(argv)
@@ -96,7 +100,129 @@ def _serve(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return EXIT_BAD_INPUT
+    app_dirs, rest = _take_apps(argv)
+    if app_dirs is None:
+        print("phonebuddy world serve: --app needs a folder written by `phonebuddy world capture`", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if app_dirs:
+        from harness.phoneworld.apps.captured import CapturedAppError, read_spec
+
+        try:
+            for folder in app_dirs:
+                read_spec(folder)  # a bad folder is said before anything listens
+        except CapturedAppError as exc:
+            print(f"phonebuddy world serve: {exc}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        return int(serve.main(rest, prepare=lambda world: _install_captured(world, app_dirs)) or 0)
     return int(serve.main(argv) or 0)
+
+
+def _take_apps(argv: list[str]) -> tuple[list[str] | None, list[str]]:
+    """The `--app DIR` options (any number) and the other arguments; None when an --app has no folder."""
+    apps: list[str] = []
+    rest: list[str] = []
+    it = iter(argv)
+    for arg in it:
+        if arg == "--app":
+            folder = next(it, None)
+            if folder is None or folder.startswith("-"):
+                return None, argv
+            apps.append(folder)
+        elif arg.startswith("--app="):
+            apps.append(arg.split("=", 1)[1])
+        else:
+            rest.append(arg)
+    return apps, rest
+
+
+def _install_captured(world: Any, app_dirs: list[str]) -> None:
+    from harness.phoneworld.apps.captured import load_captured
+
+    for folder in app_dirs:
+        load_captured(world, folder)
+
+
+def _capture_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="phonebuddy world capture",
+        description="Explore an app on a connected phone and write it as a mock app (app.json + screenshots). "
+        "Never taps anything the safety gate would ask about, never types; personal data is masked.",
+    )
+    p.add_argument("--serial", help="which phone (default: the only one)")
+    p.add_argument("--package", required=True, help="the app to capture, e.g. com.example.bank")
+    p.add_argument("--out", required=True, type=Path, help="folder for app.json and screens/")
+    p.add_argument("--record", action="store_true",
+                   help="do not explore: record the screens a caregiver opens on the mirror until --max-seconds")
+    p.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    p.add_argument("--max-steps", type=int, default=300, help="taps, Backs and relaunches at most (default 300)")
+    p.add_argument("--max-seconds", type=float, default=600.0, help="time budget in seconds (default 600)")
+    p.add_argument("--adb-host", default=None, help="adb server host (default: ANDROID_ADB_SERVER_ADDRESS or 127.0.0.1)")
+    p.add_argument("--adb-port", type=int, default=None, help="adb server port (default: ANDROID_ADB_SERVER_PORT or 5037)")
+    p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of messages")
+    return p
+
+
+_CAPTURE_TEXT = {
+    "done": ("Captured {screens} screens and {edges} steps of {package} in {seconds:.1f} s; "
+             "{skipped} steps were left alone because they need a confirmation. Written to {out}.",
+             "已记录 {package} 的 {screens} 个界面和 {edges} 个操作，用时 {seconds:.1f} 秒；"
+             "{skipped} 个需要确认的操作没有点。已保存到 {out}。"),
+    "budget": ("The {what} budget ran out before every screen was seen; run again with a larger one to see more.",
+               "在看完所有界面之前{what}预算已用完；可以用更大的预算再运行一次。"),
+    "bad": ("{what} must be a positive number.", "{what} 必须是正数。"),
+    "out": ("Cannot write to the folder {out}.", "无法写入文件夹 {out}。"),
+}
+
+
+def _ctext(key: str, lang: str, **kw: Any) -> str:
+    en, zh = _CAPTURE_TEXT[key]
+    return (zh if lang == "zh" else en).format(**kw)
+
+
+def _capture(argv: list[str]) -> int:
+    try:
+        args = _capture_parser().parse_args(argv)
+    except SystemExit as exc:
+        return EXIT_OK if exc.code == 0 else EXIT_BAD_INPUT
+    for what, value in (("--max-steps", args.max_steps), ("--max-seconds", args.max_seconds)):
+        if not value > 0:
+            print(_ctext("bad", args.lang, what=what), file=sys.stderr)
+            return EXIT_BAD_INPUT
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        print(_ctext("out", args.lang, out=args.out), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    from assistant_core.types import DeviceError
+    from harness.adb import open_device
+    from harness.adbserver import AdbServerOwner, ServerAddress, server_address
+    from harness.phoneworld.capture import capture_app, record_caregiver
+
+    default = server_address()
+    owner = AdbServerOwner(ServerAddress(args.adb_host or default.host, args.adb_port or default.port))
+    try:
+        device = open_device(owner.ensure(), args.serial)
+        try:
+            if args.record:
+                result = record_caregiver(device, args.package, args.out, max_seconds=args.max_seconds)
+            else:
+                result = capture_app(device, args.package, args.out, max_steps=args.max_steps,
+                                     max_seconds=args.max_seconds)
+        finally:
+            device.close()
+    except DeviceError as exc:
+        print(exc.message.get(args.lang), file=sys.stderr)
+        return EXIT_FAILED
+    summary = result.summary()
+    if args.json:
+        print(json.dumps({**summary, "out": str(args.out)}, ensure_ascii=False))
+    else:
+        print(_ctext("done", args.lang, screens=summary["screens"], edges=summary["edges"], package=args.package,
+                     seconds=summary["seconds"], skipped=summary["skipped_sensitive"], out=args.out))
+        if summary["stopped"] != "done":
+            what = {"steps": ("step", "步数"), "seconds": ("time", "时间")}[summary["stopped"]]
+            print(_ctext("budget", args.lang, what=what[1] if args.lang == "zh" else what[0]))
+    return EXIT_OK
 
 
 def _emit(data: Any, as_json: bool, lines: list[str]) -> None:

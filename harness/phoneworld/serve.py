@@ -35,8 +35,10 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: list[str] | None = None, *, ready: threading.Event | None = None, stop: threading.Event | None = None) -> int:
-    """Serve until Ctrl-C (or until `stop` is set, for tests); `ready` is set once listening."""
+def main(argv: list[str] | None = None, *, ready: threading.Event | None = None, stop: threading.Event | None = None,
+         prepare=None) -> int:
+    """Serve until Ctrl-C (or until `stop` is set, for tests); `ready` is set once listening. `prepare(world)`
+    runs on the world before it is served (`phonebuddy world serve --app DIR` installs captured apps)."""
     try:
         args = _parser().parse_args(argv)
     except SystemExit as exc:
@@ -60,6 +62,8 @@ def main(argv: list[str] | None = None, *, ready: threading.Event | None = None,
         from harness.phoneworld.world import World
 
         world = World(seed=args.seed, language=args.lang)
+    if prepare is not None:
+        prepare(world)
     phone = SimPhone(world, port=args.port, adb_keyboard=not args.no_adbkeyboard)
     if args.auth == "refuse":
         from harness.phoneworld.adbd import AuthMode

@@ -248,6 +248,19 @@ class World:
             invite = mail.invitation()  # type: ignore[attr-defined]
             self.notify(mail.package, invite.sender, invite.subject, Route("mail", invite.id))
 
+    def install_app(self, app: App) -> None:
+        """Install an app object (a captured app: harness.phoneworld.apps.captured), in place of any app of
+        its package; it keeps that app's short names. It is reset now and on every reset."""
+        old = self.apps.get(app.package)
+        self.apps[app.package] = app
+        for name, known in list(self._aliases.items()):
+            if known is old:
+                self._aliases[name] = app
+        self._aliases.setdefault(app.label.en.lower().replace(" ", "_"), app)
+        self.stacks.pop(app.package, None)
+        app.reset(random.Random(f"{self.seed}:{app.package}"))
+        self.version += 1
+
     def refresh(self) -> None:
         """Mark the screen dirty after mutating app state held by reference."""
         self.version += 1
