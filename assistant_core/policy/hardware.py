@@ -81,9 +81,10 @@ def measured_cpu_step(size: str, cores: int, compute: str, path: Path | None = N
     """The measured CPU step for a model size ("0.8b", "4b") and runtime ("int8", "bf16") on `cores` cores.
 
     Returns {"step_s", "peak_rss_gb", "threads", "max_pixels", "think_budget"} from the measured file (the
-    machine plan's step), from the entry with the largest thread count not above `cores` (or the smallest),
-    with the time scaled by threads/cores when this computer has more cores than were measured (up to 8;
-    a rough, optimistic scaling, which is why the figure is said as "about"). None when nothing is measured."""
+    machine plan's step): of the entries with a thread count not above `cores` (or the smallest), the
+    fastest, its time scaled by threads/cores when this computer has more cores than any measurement used
+    (up to 8; a rough, optimistic scaling, which is why the figure is said as "about"). None when nothing
+    is measured."""
     try:
         runs = json.loads((path or MEASURED_FILE).read_text(encoding="utf-8")).get("runs", {})
     except (OSError, ValueError):
@@ -96,13 +97,20 @@ def measured_cpu_step(size: str, cores: int, compute: str, path: Path | None = N
             entries.append((int(threads), runtime))
     if not entries:
         return None
-    entries.sort()
+    entries.sort(key=lambda e: e[0])
     fitting = [e for e in entries if e[0] <= max(1, cores)] or entries[:1]
-    threads, runtime = fitting[-1]
-    plan = runtime.get("machine_plan", {})
-    step = float(plan.get("step_s") or runtime["step_s"])
     usable = min(max(1, cores), 8)
-    if usable > threads:
+
+    def step_of(entry: tuple[int, dict]) -> float:
+        plan = entry[1].get("machine_plan", {})
+        return float(plan.get("step_s") or entry[1]["step_s"])
+
+    # the fastest measured thread count that fits (on a busy machine fewer threads can be faster); scaled
+    # only when this computer has more cores than any measurement used
+    threads, runtime = min(fitting, key=lambda e: (step_of(e), -e[0]))
+    plan = runtime.get("machine_plan", {})
+    step = step_of((threads, runtime))
+    if usable > entries[-1][0]:
         step *= threads / usable
     return {"step_s": step, "peak_rss_gb": float(runtime.get("peak_rss_gb") or 0.0), "threads": threads,
             "max_pixels": plan.get("max_pixels"), "think_budget": plan.get("think_budget")}
