@@ -238,4 +238,4 @@ def make_policy(choice: AgentChoice, *, lang: str, world: Any = None, task_id: s
     limits = {"max_pixels": choice.max_pixels, "max_new_tokens": choice.max_new_tokens, "on_progress": on_progress}
     if choice.kind is AgentKind.LOCAL_4BIT:
         return LocalPolicy(folder, profile=profile, quantization="nf4", lang=lang, **limits)
-    return LocalPolicy(folder, profile=profile, quantization="fp32", device="cpu", lang=lang, **limits)
+    return LocalPolicy(folder, profile=profile, quantization="fp32", device="cpu", lang=lang, runtime="auto", **limits)

@@ -209,6 +209,16 @@ class MainWindow(QMainWindow):
         from app.screen_reader import SpeechChannel, load_channel
 
         self.announcer.set_channel(load_channel(self.services.history) or SpeechChannel.BOTH)
+        # issue 25: "Still thinking." (with the working earcon) through the user's voice channel during long
+        # model steps: first after 3 s, then every 5 s at most, never while a question is open.
+        from assistant_core.policy.waiting import ThinkingCue
+
+        self.thinking_cue = ThinkingCue(
+            lambda text: self.announcer.announce(text.get(self.lang), Cue.WORKING, queued=True),
+            question_open=lambda: self._dialog is not None or self.state == State.WAITING)
+        self._cue_timer = QTimer(self)
+        self._cue_timer.setInterval(500)
+        self._cue_timer.timeout.connect(self.thinking_cue.tick)
         self.channel_dialog: QWidget | None = None
         self._install_shortcuts()
         self._key_filter = _KeyFilter(self)
@@ -440,6 +450,12 @@ class MainWindow(QMainWindow):
 
     def _set_state(self, state: str) -> None:
         self.state = state
+        if state == State.WORKING and hasattr(self, "thinking_cue"):  # issue 25's progress cue
+            self.thinking_cue.start()
+            self._cue_timer.start()
+        elif hasattr(self, "thinking_cue"):
+            self.thinking_cue.stop()
+            self._cue_timer.stop()
         self._name_talk_button()
         self._update_status()
         self.state_changed.emit(state)
@@ -938,6 +954,8 @@ class MainWindow(QMainWindow):
             self.events_seen.append(event)
         self._show(present(event, self.lang), from_loop=True)
         self.pin_pad.on_event(event)
+        if self.state == State.WORKING:
+            self.thinking_cue.start()  # each loop event restarts the wait: the cue marks long silences only
 
     def _on_agent_finished(self, result: object) -> None:
         if not self._saw_finished:

@@ -52,6 +52,7 @@ from app.agent import check_server_address
 from app.strings import APP, tr
 from app.workers import BackgroundOp
 from assistant_core.i18n import Text, normalize_lang
+from assistant_core.policy.hardware import expected_wait_text
 
 log = logging.getLogger(__name__)
 
@@ -329,7 +330,8 @@ class StepPage(QWizardPage):
     def retranslate(self, lang: str) -> None:
         self.lang = lang
         self.setTitle(tr(self.title_key, lang))
-        self.steps.setText(tr(self.steps_key, lang))
+        wait = "\n\n" + expected_wait_text().get(lang) if self.steps_key == "wiz_models_steps" else ""  # issue 25
+        self.steps.setText(tr(self.steps_key, lang) + wait)
         self.speak.setText(tr("wiz_speak", lang))
         _name(self.speak, lang, "wiz_speak")
         if self.action is not None:

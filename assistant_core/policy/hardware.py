@@ -2,19 +2,24 @@
 
 `detect_hardware()` looks at the machine (torch is imported inside it, lazily); `recommend(hw)` is pure and
 testable: with a CUDA GPU of enough memory, PhoneBuddy-4B in 4-bit nf4 (double quantization, bf16
-compute); without one, PhoneBuddy-0.8B on the CPU in fp32 (nf4 when memory is short), because a 4B model on
-a laptop CPU takes minutes a step. `Recommendation.describe()` is the bilingual explanation (choice, memory,
+compute); without one, PhoneBuddy-0.8B on the fast CPU runtime (`cpu_runtime.py`: bf16 matmuls on CPUs with
+bf16 units, fp32 elsewhere, the prompt prefix reused, a smaller screenshot and a thinking budget on small
+machines), because a
+4B model on a laptop CPU takes minutes a step. `Recommendation.describe()` is the bilingual explanation (choice, memory,
 expected speed) the app shows on first run and `phonebuddy policy recommend` prints.
 
-Speed figures are estimates from measurements on similar hardware (see bench/bench_policy.py and
-bench/gpu_policy.py): they are shown as "about", never promised.
+The CPU's "about N seconds a step" comes from the measured file `bench/results/cpu_policy.json` (written by
+bench/bench_cpu_policy.py at real size: the entry with the nearest thread count, scaled by cores); the GPU
+figures are estimates from bench/gpu_policy.py. They are shown as "about", never promised.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 from dataclasses import dataclass
+from pathlib import Path
 
 from assistant_core.i18n import Catalog, Text
 from assistant_core.policy.profiles import get_profile, load_profiles
@@ -30,12 +35,6 @@ MESSAGES = Catalog("policy_hardware", {
         "Your graphics card ({gpu}) has {vram:.1f} GB of memory, too little for the 4B model, so {title} runs on "
         "it instead: about {mem:.1f} GB, about {speed} a step.",
         "您的显卡（{gpu}）只有 {vram:.1f} GB 显存，放不下 4B 模型，所以改用 {title}：约占 {mem:.1f} GB，每步约 {speed}。"),
-    "cpu": (
-        "No CUDA graphics card was found, so {title} runs on the processor ({cores} cores) in {precision}: about "
-        "{mem:.1f} GB of memory, about {speed} a step. The 4B model would take minutes a step here; for faster "
-        "help, connect to a PhoneBuddy server in Settings.",
-        "没有找到 CUDA 显卡，所以 {title} 在处理器（{cores} 核）上以 {precision} 精度运行：约占 {mem:.1f} GB 内存，"
-        "每步约 {speed}。4B 模型在这里每步要几分钟；想更快，可以在设置里连接 PhoneBuddy 服务器。"),
     "bf16_option": (
         "Your card has room for full bf16 precision too (about {mem:.1f} GB), which decodes faster; choose it in "
         "Settings.",
@@ -43,6 +42,79 @@ MESSAGES = Catalog("policy_hardware", {
     "seconds": ("{n:.0f} seconds", "{n:.0f} 秒"),
     "minutes": ("{n:.0f} minutes", "{n:.0f} 分钟"),
 })
+
+MEASURED_FILE = Path(__file__).resolve().parents[2] / "bench" / "results" / "cpu_policy.json"
+CPU_MESSAGES = Catalog("policy_hardware_cpu", {
+    "cpu_fast": (
+        "No CUDA graphics card was found, so {title} runs on the processor ({cores} cores) in {precision}: about "
+        "{mem:.1f} GB of memory. Expect about {speed} for each step on the phone; while it thinks you will hear "
+        "a short sound every few seconds. The 4B model would take minutes a step here; for faster help, "
+        "connect to a PhoneBuddy server in Settings.",
+        "没有找到 CUDA 显卡，所以 {title} 在处理器（{cores} 核）上以 {precision} 运行：约占 {mem:.1f} GB 内存。"
+        "手机上的每一步大约要等 {speed}；思考时每隔几秒会有一声短提示音。4B 模型在这里每步要几分钟；"
+        "想更快，可以在设置里连接 PhoneBuddy 服务器。"),
+    "int8": ("8-bit", "8 位"),
+    "bf16": ("bf16", "bf16"),
+    "fp32": ("fp32", "fp32"),
+    "nf4": ("4-bit nf4", "4 位 nf4"),
+    "wait": ("Without a CUDA graphics card, {title} takes about {speed} for each step on this computer.",
+             "没有 CUDA 显卡时，{title} 在这台电脑上每一步大约要 {speed}。"),
+})
+
+
+def expected_wait_text(cores: int | None = None, path: Path | None = None) -> Text:
+    """One sentence on the wait for a step on this computer's processor (cheap: no torch import), for the
+    first-run wizard. Uses the fp32 runtime's measured step (the slower case, CPUs without bf16 units)."""
+    cores = cores or os.cpu_count() or 1
+    small = get_profile(load_profiles().cpu_default)
+    measured = measured_cpu_step("0.8b", cores, "fp32", path) or measured_cpu_step("0.8b", cores, "bf16", path)
+    secs = measured["step_s"] if measured else 120.0 * 2 / max(1, min(cores, 8))
+    return _fmt_wait(small.title, _speed(secs))
+
+
+def _fmt_wait(title: Text, speed: Text) -> Text:
+    t = CPU_MESSAGES["wait"]
+    return Text(t.en.format(title=title.en, speed=speed.en), t.zh.format(title=title.zh, speed=speed.zh))
+
+
+def measured_cpu_step(size: str, cores: int, compute: str, path: Path | None = None) -> dict | None:
+    """The measured CPU step for a model size ("0.8b", "4b") and runtime ("int8", "bf16") on `cores` cores.
+
+    Returns {"step_s", "peak_rss_gb", "threads", "max_pixels", "think_budget"} from the measured file (the
+    machine plan's step): of the entries with a thread count not above `cores` (or the smallest), the
+    fastest, its time scaled by threads/cores when this computer has more cores than any measurement used
+    (up to 8; a rough, optimistic scaling, which is why the figure is said as "about"). None when nothing
+    is measured."""
+    try:
+        runs = json.loads((path or MEASURED_FILE).read_text(encoding="utf-8")).get("runs", {})
+    except (OSError, ValueError):
+        return None
+    entries = []
+    for key, entry in runs.items():
+        name, _, threads = key.partition("/")
+        runtime = entry.get("runtimes", {}).get(compute)
+        if name == size and threads.isdigit() and runtime:
+            entries.append((int(threads), runtime))
+    if not entries:
+        return None
+    entries.sort(key=lambda e: e[0])
+    fitting = [e for e in entries if e[0] <= max(1, cores)] or entries[:1]
+    usable = min(max(1, cores), 8)
+
+    def step_of(entry: tuple[int, dict]) -> float:
+        plan = entry[1].get("machine_plan", {})
+        return float(plan.get("step_s") or entry[1]["step_s"])
+
+    # the fastest measured thread count that fits (on a busy machine fewer threads can be faster); scaled
+    # only when this computer has more cores than any measurement used
+    threads, runtime = min(fitting, key=lambda e: (step_of(e), -e[0]))
+    plan = runtime.get("machine_plan", {})
+    step = step_of((threads, runtime))
+    if usable > entries[-1][0]:
+        step *= threads / usable
+    return {"step_s": step, "peak_rss_gb": float(runtime.get("peak_rss_gb") or 0.0), "threads": threads,
+            "max_pixels": plan.get("max_pixels"), "think_budget": plan.get("think_budget")}
+
 
 # Below this much free GPU memory the 4B nf4 model (about 3.4 GB of weights plus activations for a
 # 1.3-megapixel screenshot and an 8k-token thought) does not fit comfortably.
@@ -57,6 +129,7 @@ class Hardware:
     vram_gb: float = 0.0
     cpu_cores: int = 1
     ram_gb: float = 0.0
+    bf16_units: bool = False  # AMX or AVX512-BF16: bf16 matmuls are fast (else the int8 runtime)
 
 
 @dataclass(frozen=True)
@@ -68,6 +141,9 @@ class Recommendation:
     seconds_per_step: float
     message: Text
     extra: Text | None = None
+    runtime: str = "transformers"  # transformers, or cpu (cpu_runtime.CpuRuntime)
+    max_pixels: int | None = None  # the screenshot budget chosen for this machine (None: the profile's)
+    think_budget: int | None = None  # thinking tokens before the runtime closes the thought (None: no limit)
 
     def describe(self) -> Text:
         if self.extra is None:
@@ -91,7 +167,9 @@ def detect_hardware() -> Hardware:
         props = torch.cuda.get_device_properties(0)
         return Hardware(cuda=True, gpu_name=props.name, vram_gb=props.total_memory / 2**30, cpu_cores=cores,
                         ram_gb=ram)
-    return Hardware(cuda=False, cpu_cores=cores, ram_gb=ram)
+    from assistant_core.policy.cpu_runtime import choose_compute
+
+    return Hardware(cuda=False, cpu_cores=cores, ram_gb=ram, bf16_units=choose_compute() == "bf16")
 
 
 def _speed(seconds: float) -> Text:
@@ -124,15 +202,24 @@ def recommend(hw: Hardware) -> Recommendation:
         return Recommendation(small.name, "cuda", "bf16", mem, secs,
                               _fmt("gpu_small", _speed(secs), title=small.title.en, gpu=hw.gpu_name,
                                    vram=hw.vram_gb, mem=mem))
-    # CPU: fp32 compute (bf16 is ~4x slower on CPUs without bf16 units); nf4 storage when RAM is short.
-    precision = "fp32" if hw.ram_gb == 0 or hw.ram_gb >= 8 else "nf4"
-    mem = small.weights_gb(precision) + 1.5
-    # About 2 minutes a step on 2 cores (1,300-token prefill plus a ~200-token thought), scaling with cores.
-    secs = 120.0 * 2 / max(1, min(hw.cpu_cores, 16))
-    label = Text("fp32", "fp32") if precision == "fp32" else Text("4-bit nf4", "4 位 nf4")
-    t = MESSAGES["cpu"]
+    # CPU: the fast runtime (bf16 matmuls with bf16 units, fp32 otherwise), timed from the measured file.
+    compute = "bf16" if hw.bf16_units else "fp32"
+    if compute == "fp32" and 0 < hw.ram_gb < 8:
+        compute = "nf4"  # not enough memory for fp32 weights: transformers + bitsandbytes nf4 (not measured)
+    measured = measured_cpu_step("0.8b", hw.cpu_cores, compute) if compute != "nf4" else None
+    from assistant_core.policy.cpu_runtime import machine_plan
+
+    plan = machine_plan(small, hw.cpu_cores)
+    if measured:
+        secs, mem = measured["step_s"], max(measured["peak_rss_gb"], 1.0)
+    else:  # nothing measured (nf4, or the file is missing): a cautious estimate
+        secs, mem = 120.0 * 2 / max(1, min(hw.cpu_cores, 8)), small.weights_gb(compute) + 1.5
+    label = CPU_MESSAGES[compute]
+    t = CPU_MESSAGES["cpu_fast"]
     speed = _speed(secs)
     message = Text(
         t.en.format(title=small.title.en, cores=hw.cpu_cores, precision=label.en, mem=mem, speed=speed.en),
         t.zh.format(title=small.title.zh, cores=hw.cpu_cores, precision=label.zh, mem=mem, speed=speed.zh))
-    return Recommendation(small.name, "cpu", precision, mem, secs, message)
+    return Recommendation(small.name, "cpu", compute, round(mem, 1), round(secs, 1), message,
+                          runtime="transformers" if compute == "nf4" else "cpu",
+                          max_pixels=plan.max_pixels, think_budget=plan.think_budget)

@@ -174,7 +174,8 @@ class LocalPolicy:
                  max_pixels: int | None = None, min_pixels: int | None = None, lang: str = "en",
                  on_thought: Callable[[str], None] | None = None,
                  on_progress: Callable[[LoadProgress], None] | None = None, threads: int | None = None,
-                 logits_processors: Sequence[Any] = ()):
+                 logits_processors: Sequence[Any] = (), runtime: str = "transformers",
+                 think_budget: int | None = None):
         self.model_dir = Path(model_dir)
         self.profile = get_profile(profile)
         self._quantization = Quantization(quantization) if quantization else None
@@ -192,6 +193,11 @@ class LocalPolicy:
         self._generate_lock = threading.Lock()  # one generation at a time on one model
         self._model: Any = None
         self._processor: Any = None
+        if runtime not in ("transformers", "auto", "cpu"):
+            raise ValueError(f"runtime must be transformers, auto or cpu, not {runtime!r}")
+        self.runtime_choice = runtime
+        self.think_budget = think_budget
+        self._cpu: Any = None  # the CpuRuntime, when this policy runs on it
         self.load_seconds: float | None = None
         self.template: dict[str, Any] = {}  # what the checkpoint's chat template does (hf_compat.template_facts)
 
@@ -319,8 +325,46 @@ class LocalPolicy:
             kwargs["dtype"] = torch.float32
         return kwargs
 
+    def uses_cpu_runtime(self) -> bool:
+        """Whether generation runs on the fast CPU runtime (cpu_runtime.py) instead of transformers' generate.
+
+        `runtime="cpu"` asks for it; `runtime="auto"` takes it on the CPU at the default fp32 setting when
+        nothing needs transformers' generate (no LoRA adapter, no injected logits processors)."""
+        if self.runtime_choice == "transformers" or self.device.startswith("cuda"):
+            return False
+        if self.runtime_choice == "cpu":
+            return True
+        return (self.quantization is Quantization.FP32 and self.adapter_dir is None and not self.logits_processors
+                and self.profile.architecture in ("qwen3_5", "qwen3_vl"))
+
+    def _load_cpu_runtime(self, on_progress: Callable[[LoadProgress], None] | None) -> None:
+        from assistant_core.policy.cpu_runtime import CpuRuntime
+        from assistant_core.policy.hf_compat import template_facts
+
+        def relay(p) -> None:
+            self._progress("weights", 0.1 + 0.8 * p.fraction, p.message, on_progress)
+
+        import os
+
+        from assistant_core.policy.cpu_runtime import machine_plan
+
+        plan = machine_plan(self.profile, self.threads or os.cpu_count() or 1)
+        if self.max_pixels is None:  # the screenshot and thinking budgets this machine can bear
+            self.max_pixels = plan.max_pixels
+        if self.think_budget is None:
+            self.think_budget = plan.think_budget
+        runtime = CpuRuntime(self.model_dir, threads=self.threads, on_progress=relay)
+        runtime.load()
+        self._cpu = runtime
+        self._model, self._processor = runtime.model, runtime.processor
+        self.template = template_facts(runtime.processor)
+        log.info("loaded %s on the CPU runtime (%s) from %s", self.profile.name, runtime.load_info, self.model_dir)
+
     def _load_locked(self, on_progress: Callable[[LoadProgress], None] | None) -> None:
         self._check_folder()
+        if self.uses_cpu_runtime():
+            self._load_cpu_runtime(on_progress)
+            return
         import torch
         from transformers import AutoModelForImageTextToText
 
@@ -356,16 +400,19 @@ class LocalPolicy:
         with self._lock:
             self._model = None
             self._processor = None
+            self._cpu = None
 
     # --- generation --------------------------------------------------------------------------------
 
     def generate(self, prompt: ChatPrompt | list[dict[str, Any]], *, on_text: Callable[[str], None] | None = None,
                  max_new_tokens: int | None = None, min_new_tokens: int | None = None) -> Generation:
         """Greedy generation for one request: a ChatPrompt, or chat-template messages (loads the model first)."""
+        model, processor = self.model, self.processor
+        if self._cpu is not None:
+            return self._generate_cpu(prompt, on_text, max_new_tokens, min_new_tokens)
         import torch
         from transformers import LogitsProcessorList
 
-        model, processor = self.model, self.processor
         t0 = time.perf_counter()
         messages = prompt.hf_messages() if isinstance(prompt, ChatPrompt) else prompt
         inputs = processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=True,
@@ -408,6 +455,17 @@ class LocalPolicy:
         return Generation(text=text, prompt_tokens=prompt_tokens, visual_tokens=visual_tokens, decode_tokens=n,
                           preprocess_s=t1 - t0, prefill_s=first - t1, decode_s=t2 - first, finish_reason=finish,
                           peak_vram_gb=peak)
+
+    def _generate_cpu(self, prompt: Any, on_text: Callable[[str], None] | None, max_new_tokens: int | None,
+                      min_new_tokens: int | None) -> Generation:
+        limit = max_new_tokens or self.max_new_tokens
+        with self._generate_lock:
+            gen = self._cpu.generate(prompt, max_new_tokens=limit, min_new_tokens=min_new_tokens or 0,
+                                     think_budget=self.think_budget, on_text=on_text)
+        return Generation(text=gen.text, prompt_tokens=gen.prompt_tokens, visual_tokens=gen.visual_tokens,
+                          decode_tokens=gen.decode_tokens, preprocess_s=gen.preprocess_s,
+                          prefill_s=gen.vision_s + gen.prefill_s, decode_s=gen.decode_s,
+                          finish_reason=gen.finish_reason)
 
     def propose(self, goal: str, observation: Observation, history: Sequence[Step] = (), *,
                 feedback: str | None = None) -> Proposal:

@@ -1,0 +1,493 @@
+"""The fast CPU path for PhoneBuddy (Qwen3.5) models: the processor's best precision, a reused prompt prefix,
+per-machine screenshot and thinking budgets.
+
+    runtime = CpuRuntime(model_dir, threads=2, on_progress=print)     # the folder the user downloaded
+    runtime.load()                                                     # first run converts and caches (progress)
+    gen = runtime.generate(prompt, max_new_tokens=400, think_budget=100)
+
+Why this runtime (issue 25): it is plain PyTorch under the transformers model, with the matmul precision
+picked for the processor (`choose_compute`): bf16 on CPUs with bf16 matrix units (AMX, AVX512-BF16), fp32
+elsewhere, and, on request, PyTorch's own dynamic int8 quantization (`torch.ao.quantization`, fbgemm
+kernels on x86, qnnpack on ARM), which is faster still but missed the logit tolerance at real size.
+- It runs every Qwen3.5 layer as transformers does, the hybrid Gated DeltaNet layers included (only the
+  `nn.Linear` modules are swapped; the recurrence, the causal conv and attention stay transformers' code);
+- it ships inside the torch wheel the app already installs on Linux, Windows and macOS: nothing new to
+  download, no conversion tool, no second model format;
+- most of a CPU step is the prompt, and most of the prompt (the system text before the screenshot) is
+  the same every step: keeping its state is exact and removes that work from every step after the first.
+OpenVINO GenAI, ONNX Runtime GenAI and llama.cpp were not chosen: each needs an export of this hybrid
+vision model to its own format, a second copy of the weights and its own tokenizer/processor path; whether
+their exporters handle Qwen3.5's vision tower and Gated DeltaNet layers today was not tried here.
+
+With compute="int8", what is converted: every `nn.Linear` of the text decoder and of the vision tower becomes a dynamic int8
+linear (per-output-channel weight scales, activations quantized per call); the tied token embedding is
+stored as int8 rows with one scale per row; the output head is an int8 linear of the same matrix. Norms,
+the Gated DeltaNet gates (A_log, dt_bias), the conv1d and everything else stay fp32.
+
+Conversion happens on first load from the checkpoint folder (read in its own dtype, bf16 for the
+published checkpoints; one layer at a time is widened to fp32 and quantized), with `on_progress`
+callbacks, and the result is cached under `cache_dir` as one file named by the SHA-256 of the checkpoint's
+config and weight files, with a manifest holding the cache file's own SHA-256; a cache whose checksum does
+not match is rebuilt, never loaded.
+
+Prefix reuse: `generate()` keeps the model state (attention KV and Gated DeltaNet conv/recurrent states)
+after the longest token prefix that is identical to the previous request and contains no image, and
+continues from a copy of it. For PhoneBuddy's layout (the long system prompt, then the screenshot, then
+the instruction and history) that is everything before the screenshot.
+
+Thinking budget: with `think_budget=N`, once N tokens of thought have been generated without a
+``</think>``, the runtime appends ``</think>`` itself and lets the model write its tool call.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from assistant_core.i18n import Catalog, Text
+
+log = logging.getLogger(__name__)
+
+RUNTIME_NAME = "cpu-int8"
+CACHE_FORMAT = 1
+MESSAGES = Catalog("policy_cpu_runtime", {
+    "checksum": ("Checking the model files…", "正在校验模型文件……"),
+    "converting": ("Preparing the model for this computer's processor (first run only): {pct}%",
+                   "正在为这台电脑的处理器准备模型（只在第一次）：{pct}%"),
+    "loading_cache": ("Loading the prepared model…", "正在加载准备好的模型……"),
+    "ready": ("The model is ready.", "模型已就绪。"),
+})
+
+
+@dataclass(frozen=True)
+class CpuProgress:
+    stage: str  # checksum, convert, cache, ready
+    fraction: float
+    message: Text
+
+
+@dataclass(frozen=True)
+class CpuGeneration:
+    """One generation on the CPU runtime (seconds; token ids are the new tokens)."""
+
+    text: str
+    token_ids: tuple[int, ...]
+    prompt_tokens: int
+    visual_tokens: int
+    reused_tokens: int  # prompt tokens whose state came from the prefix cache
+    decode_tokens: int
+    preprocess_s: float
+    vision_s: float
+    prefill_s: float  # the prompt forward (after the reused prefix), vision excluded
+    decode_s: float
+    finish_reason: str  # stop, length
+    think_forced: bool  # the thinking budget closed the thought
+    first_logits: Any = None  # next-token logits after the prompt (torch tensor), for agreement checks
+
+    @property
+    def total_s(self) -> float:
+        return self.preprocess_s + self.vision_s + self.prefill_s + self.decode_s
+
+
+@dataclass(frozen=True)
+class MachinePlan:
+    """What this runtime asks of the model on a machine: the screenshot budget and the thinking length."""
+
+    max_pixels: int
+    think_budget: int
+
+
+# On few cores the prefill of the screenshot dominates a step: a smaller screenshot (still legible at
+# phone-UI text sizes, 448x1024 for a 1080x2400 screen) and a shorter thought keep a step within a wait a
+# user can bear. What that costs in accuracy is unknown until measured on the real checkpoint.
+SMALL_MACHINE_PIXELS = 458752
+SMALL_MACHINE_THINK = 64
+
+
+def machine_plan(profile: Any, cores: int) -> MachinePlan:
+    """The screenshot pixel budget and thinking budget for `profile` on a CPU with `cores` threads."""
+    from assistant_core.policy.profiles import get_profile
+
+    prof = get_profile(profile)
+    if cores <= 2:
+        return MachinePlan(min(prof.max_pixels, SMALL_MACHINE_PIXELS), SMALL_MACHINE_THINK)
+    if cores <= 4:
+        return MachinePlan(min(prof.max_pixels, 655360), 128)
+    return MachinePlan(prof.max_pixels, 256)
+
+
+# --- conversion --------------------------------------------------------------------------------------
+
+
+def _sha256_files(paths: Sequence[Path], chunk: int = 1 << 22, names: bool = True) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(paths):
+        if names:
+            digest.update(path.name.encode())
+        with path.open("rb") as handle:
+            while block := handle.read(chunk):
+                digest.update(block)
+    return digest.hexdigest()
+
+
+def checkpoint_files(model_dir: Path) -> list[Path]:
+    files = [model_dir / "config.json"] + sorted(model_dir.glob("*.safetensors"))
+    return [f for f in files if f.exists()]
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("PHONEBUDDY_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "phonebuddy")
+    return Path(base) / "cpu-int8"
+
+
+def convert_model(model: Any, progress: Callable[[float], None] | None = None) -> dict[str, int]:
+    """Turn a loaded Qwen3.5 (or Qwen3-VL) model into the int8 CPU form, in place, one layer at a time."""
+    import torch
+
+    from assistant_core.policy.cpu_int8_modules import BlockedInt8Head, Int8RowEmbedding, quantize_linears
+
+    inner = model.model
+    language = inner.language_model
+    blocks = list(language.layers) + list(getattr(inner.visual, "blocks", []))
+    total = len(blocks) + 3
+    done = 0
+
+    def tick():
+        nonlocal done
+        done += 1
+        if progress:
+            progress(done / total)
+
+    stats = {"int8_linears": 0}
+    for block in blocks:
+        block.float()
+        stats["int8_linears"] += quantize_linears(block)
+        tick()
+    # the vision tower's patch embedding / merger and the remaining small modules: fp32 (merger linears int8)
+    inner.visual.float()
+    stats["int8_linears"] += quantize_linears(inner.visual)
+    tick()
+    embed = language.get_input_embeddings() if hasattr(language, "get_input_embeddings") else language.embed_tokens
+    weight = embed.weight.detach()
+    head = BlockedInt8Head(model.lm_head.weight.detach())  # the same matrix when tied, its own when not
+    tick()
+    language.embed_tokens = Int8RowEmbedding(weight, getattr(embed, "padding_idx", None))
+    model.lm_head = head
+    del weight, embed
+    language.norm.float()
+    for _name, param in list(model.named_parameters()):  # anything left in bf16 (gates, norms): fp32
+        if param.dtype != torch.float32:
+            param.data = param.data.float()
+    for _name, buf in list(model.named_buffers()):
+        if buf.is_floating_point() and buf.dtype != torch.float32:
+            buf.data = buf.data.float()
+    model.config.dtype = torch.float32
+    tick()
+    return stats
+
+
+# --- the runtime ---------------------------------------------------------------------------------------
+
+
+def cpu_features() -> dict[str, bool]:
+    """What the processor offers for the matrix work (torch's own probes; all False when unknown)."""
+    import torch
+
+    probes = {"amx": "_is_amx_tile_supported", "avx512_bf16": "_is_avx512_bf16_supported",
+              "vnni": "_is_vnni_supported", "avx2": "_is_avx2_supported"}
+    found = {}
+    for key, name in probes.items():
+        probe = getattr(torch.cpu, name, None)
+        try:
+            found[key] = bool(probe()) if callable(probe) else False
+        except Exception:  # a probe that fails means "not known to be there"
+            found[key] = False
+    return found
+
+
+def choose_compute(features: dict[str, bool] | None = None) -> str:
+    """bf16 where the CPU has bf16 matrix units (AMX or AVX512-BF16), fp32 everywhere else.
+
+    Without bf16 units, bf16 matmuls run about 4x slower than fp32 (measured on an AVX2 machine,
+    shared/notes/ml-stack-facts.md); with AMX they ran about 5x faster than fp32 here. int8 is faster than
+    fp32 on any x86 CPU but missed the agreement tolerance at real size (bench/results/cpu_policy.json),
+    so it is never chosen by itself: `compute="int8"` asks for it."""
+    feats = cpu_features() if features is None else features
+    return "bf16" if feats.get("amx") or feats.get("avx512_bf16") else "fp32"
+
+
+class CpuRuntime:
+    """The CPU runtime over a checkpoint folder (see the module docstring).
+
+    `compute`: "bf16" (the checkpoint's own bf16 weights, bf16 matmuls: for CPUs with bf16 units), "fp32"
+    (today's precision, with prefix reuse and the machine plan), "int8" (dynamic int8 linears, converted and
+    cached on first load; opt-in, see `choose_compute`) or "auto" (`choose_compute`)."""
+
+    def __init__(self, model_dir: str | Path, *, threads: int | None = None, cache_dir: str | Path | None = None,
+                 on_progress: Callable[[CpuProgress], None] | None = None, reuse_prefix: bool = True,
+                 compute: str = "auto"):
+        self.model_dir = Path(model_dir)
+        if compute not in ("auto", "int8", "bf16", "fp32"):
+            raise ValueError(f"compute must be auto, int8, bf16 or fp32, not {compute!r}")
+        self.compute = choose_compute() if compute == "auto" else compute
+        self.threads = threads
+        self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
+        self.on_progress = on_progress
+        self.reuse_prefix = reuse_prefix
+        self.model: Any = None
+        self.processor: Any = None
+        self.load_info: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self._prefix_ids: tuple[int, ...] = ()
+        self._prefix_state: Any = None
+
+    def _progress(self, stage: str, fraction: float, message: Text) -> None:
+        if self.on_progress is None:
+            return
+        try:
+            self.on_progress(CpuProgress(stage, fraction, message))
+        except Exception:  # progress UI must not break loading
+            log.exception("progress callback failed")
+
+    @property
+    def loaded(self) -> bool:
+        return self.model is not None
+
+    def cache_file(self, digest: str) -> Path:
+        return self.cache_dir / f"{digest[:32]}.pt"
+
+    def load(self) -> None:
+        with self._lock:
+            if self.model is not None:
+                return
+            import torch
+
+            from assistant_core.policy.hf_compat import load_processor
+
+            if self.threads:
+                torch.set_num_threads(self.threads)
+            started = time.perf_counter()
+            self._progress("checksum", 0.0, MESSAGES["checksum"])
+            digest = _sha256_files(checkpoint_files(self.model_dir))
+            checksum_s = time.perf_counter() - started
+            self.processor = load_processor(self.model_dir)
+            target = self.cache_file(digest)
+            if self.compute in ("bf16", "fp32"):  # the checkpoint's weights as they are: nothing to convert
+                from transformers import AutoModelForImageTextToText
+
+                dtype = torch.bfloat16 if self.compute == "bf16" else torch.float32
+                model = AutoModelForImageTextToText.from_pretrained(str(self.model_dir), dtype=dtype)
+                converted = False
+            else:
+                model = self._load_cached(target, digest)
+                converted = model is None
+                if model is None:
+                    model = self._convert(target, digest)
+            model.eval()
+            self.model = model
+            self.load_info = {"compute": self.compute, "checksum_s": round(checksum_s, 2), "converted": converted,
+                              "load_s": round(time.perf_counter() - started, 2), "cache_file": str(target),
+                              "source_sha256": digest}
+            self._progress("ready", 1.0, MESSAGES["ready"])
+
+    def _load_cached(self, target: Path, digest: str) -> Any:
+        import torch
+
+        manifest = target.with_suffix(".json")
+        if not (target.exists() and manifest.exists()):
+            return None
+        try:
+            meta = json.loads(manifest.read_text(encoding="utf-8"))
+            if (meta.get("format") != CACHE_FORMAT or meta.get("source_sha256") != digest
+                    or meta.get("torch") != torch.__version__):
+                log.info("cached CPU model %s is stale; converting again", target)
+                return None
+            self._progress("cache", 0.1, MESSAGES["loading_cache"])
+            if _sha256_files([target], names=False) != meta.get("cache_sha256"):
+                log.warning("cached CPU model %s failed its checksum; converting again", target)
+                return None
+            # our own file, written by _convert and verified by its SHA-256 just above
+            return torch.load(target, weights_only=False, map_location="cpu")
+        except Exception as error:  # a broken cache is rebuilt, never fatal
+            log.warning("could not load the cached CPU model %s (%s); converting again", target, error)
+            return None
+
+    def _convert(self, target: Path, digest: str) -> Any:
+        import torch
+        from transformers import AutoModelForImageTextToText
+
+        def progress(fraction: float) -> None:
+            pct = int(round(10 + 80 * fraction))
+            self._progress("convert", pct / 100, MESSAGES["converting"].format(pct=pct))
+
+        progress(0.0)
+        model = AutoModelForImageTextToText.from_pretrained(str(self.model_dir), dtype="auto")
+        if model.dtype == torch.float16:
+            model = model.to(torch.bfloat16)  # fp16 overflows are possible on CPU; widen layer by layer below
+        convert_model(model, progress)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_suffix(".partial")
+        torch.save(model, partial)
+        cache_sha = _sha256_files([partial], names=False)
+        partial.replace(target)
+        target.with_suffix(".json").write_text(json.dumps({
+            "format": CACHE_FORMAT, "source_sha256": digest, "cache_sha256": cache_sha, "torch": torch.__version__,
+            "model_dir": str(self.model_dir), "runtime": RUNTIME_NAME}, indent=1), encoding="utf-8")
+        self._progress("convert", 0.95, MESSAGES["converting"].format(pct=95))
+        return model
+
+    # --- generation ----------------------------------------------------------------------------------
+
+    def _inputs(self, prompt: Any) -> Any:
+        messages = prompt.hf_messages() if hasattr(prompt, "hf_messages") else prompt
+        return self.processor.apply_chat_template(messages, add_generation_prompt=True, tokenize=True,
+                                                  return_dict=True, return_tensors="pt")
+
+    def _stable_prefix(self, ids: list[int]) -> int:
+        """Length of the longest image-free prefix shared with the cached one (0 when none)."""
+        if not self.reuse_prefix or not self._prefix_ids:
+            return 0
+        n = 0
+        for a, b in zip(self._prefix_ids, ids, strict=False):
+            if a != b:
+                break
+            n += 1
+        return n if n == len(self._prefix_ids) else 0
+
+    def _image_start(self, ids: list[int]) -> int:
+        start_id = self.model.config.vision_start_token_id
+        try:
+            return ids.index(start_id)
+        except ValueError:
+            return len(ids)
+
+    def generate(self, prompt: Any, *, max_new_tokens: int = 512, min_new_tokens: int = 0,
+                 think_budget: int | None = None, on_text: Callable[[str], None] | None = None,
+                 keep_first_logits: bool = False, eos_ids: Sequence[int] | None = None) -> CpuGeneration:
+        """Greedy generation (see the module docstring for prefix reuse and the thinking budget)."""
+        import torch
+
+        self.load()
+        model, processor = self.model, self.processor
+        t0 = time.perf_counter()
+        inputs = self._inputs(prompt)
+        ids = inputs["input_ids"]
+        id_list = ids[0].tolist()
+        prompt_tokens = len(id_list)
+        image_id = model.config.image_token_id
+        visual_tokens = int((ids == image_id).sum())
+        tokenizer = processor.tokenizer
+        if eos_ids is None:
+            eos = model.generation_config.eos_token_id
+            eos_ids = eos if isinstance(eos, list) else [eos] if eos is not None else []
+        eos_set = set(int(e) for e in eos_ids)
+        close_think = tokenizer.encode("</think>\n\n", add_special_tokens=False)
+        close_think_id = tokenizer.convert_tokens_to_ids("</think>")
+        open_think_id = tokenizer.convert_tokens_to_ids("<think>")
+        t1 = time.perf_counter()
+        with torch.inference_mode():
+            inner = model.model
+            grid = inputs.get("image_grid_thw")
+            position_ids, rope_deltas = inner.get_rope_index(ids, mm_token_type_ids=inputs["mm_token_type_ids"],
+                                                             image_grid_thw=grid,
+                                                             attention_mask=inputs.get("attention_mask"))
+            vision_s = 0.0
+            encoder_outputs = None
+            if inputs.get("pixel_values") is not None:
+                tv = time.perf_counter()
+                encoder_outputs = {"image": inner.get_image_features(inputs["pixel_values"], grid, return_dict=True)}
+                vision_s = time.perf_counter() - tv
+            tp = time.perf_counter()
+            reused = self._stable_prefix(id_list)
+            cache = copy.deepcopy(self._prefix_state) if reused else None
+            if not reused and self.reuse_prefix:
+                # fill the prefix state (everything before the first image) and keep it for the next steps
+                cut = self._image_start(id_list)
+                if cut >= 16:
+                    from transformers import DynamicCache
+
+                    cache = DynamicCache(config=model.config)
+                    model(input_ids=ids[:, :cut], position_ids=position_ids[:, :, :cut], cache=cache,
+                          use_cache=True, logits_to_keep=1)
+                    self._prefix_ids = tuple(id_list[:cut])
+                    self._prefix_state = copy.deepcopy(cache)
+                    reused = cut
+            start = reused
+            out = model(input_ids=ids[:, start:], position_ids=position_ids[:, :, start:], cache=cache,
+                        use_cache=True, logits_to_keep=1,
+                        mm_encoder_outputs=encoder_outputs if encoder_outputs else None)
+            cache = out.past_key_values
+            logits = out.logits[:, -1, :]
+            first_logits = logits[0].float().clone() if keep_first_logits else None
+            t2 = time.perf_counter()
+            next_pos = int(position_ids.max()) + 1
+            new: list[int] = []
+            thinking = bool(prompt_tokens and _ends_with_think(tokenizer, id_list))
+            forced = False
+            pending: list[int] = []
+            emitted = 0
+            finish = "length"
+            while len(new) < max_new_tokens:
+                if pending:
+                    token = pending.pop(0)
+                else:
+                    row = logits[0]
+                    if len(new) < min_new_tokens and eos_set:
+                        row = row.clone()
+                        row[list(eos_set)] = float("-inf")
+                    token = int(torch.argmax(row))
+                    if (thinking and think_budget is not None and len(new) >= think_budget
+                            and token != close_think_id):
+                        pending = list(close_think)
+                        token = pending.pop(0)
+                        forced = True
+                new.append(token)
+                if token == close_think_id:
+                    thinking = False
+                elif token == open_think_id:
+                    thinking = True
+                if on_text is not None:  # whole characters only (a token may end mid-way through one)
+                    shown = tokenizer.decode(new, skip_special_tokens=True)
+                    if not shown.endswith("\ufffd") and len(shown) > emitted:
+                        try:
+                            on_text(shown[emitted:])
+                        except Exception:  # a UI callback must never break generation
+                            log.exception("on_text callback failed")
+                        emitted = len(shown)
+                if token in eos_set and len(new) >= max(1, min_new_tokens):
+                    finish = "stop"
+                    break
+                if len(new) >= max_new_tokens:
+                    break
+                step_ids = torch.tensor([[token]])
+                pos = torch.full((3, 1, 1), next_pos, dtype=torch.long)
+                next_pos += 1
+                out = model(input_ids=step_ids, position_ids=pos, cache=cache, use_cache=True, logits_to_keep=1)
+                cache = out.past_key_values
+                logits = out.logits[:, -1, :]
+            t3 = time.perf_counter()
+        del rope_deltas
+        text = tokenizer.decode(new, skip_special_tokens=True)
+        return CpuGeneration(text=text, token_ids=tuple(new), prompt_tokens=prompt_tokens,
+                             visual_tokens=visual_tokens, reused_tokens=reused, decode_tokens=len(new),
+                             preprocess_s=t1 - t0, vision_s=vision_s, prefill_s=t2 - tp, decode_s=t3 - t2,
+                             finish_reason=finish, think_forced=forced, first_logits=first_logits)
+
+
+def _ends_with_think(tokenizer: Any, ids: list[int]) -> bool:
+    """Whether the prompt ends inside an open <think> (the 4B template), i.e. the reply starts thinking."""
+    tail = tokenizer.decode(ids[-4:], skip_special_tokens=False)
+    return tail.rstrip().endswith("<think>")
+
+
+__all__ = ["CpuGeneration", "CpuProgress", "CpuRuntime", "MachinePlan", "RUNTIME_NAME", "convert_model",
+           "machine_plan"]
