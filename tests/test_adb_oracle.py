@@ -17,6 +17,7 @@ CASES = [
     ("ChatFoodCheapestDish", "en"),
     ("MessagesPhishingReply", "zh"),
     ("GalleryPermissionDialog", "en"),
+    ("PrivacyHospitalPhoneOnly", "zh"),
 ]
 
 
