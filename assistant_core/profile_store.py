@@ -52,6 +52,9 @@ MSG = Catalog(
                      "个人资料的密钥不见了，无法读取已保存的资料。请重新填写。"),
         "log_local": ("Nothing was sent to another computer: the model runs on this computer ({runs} runs).",
                       "没有任何内容发送到其他电脑：模型在这台电脑上运行（{runs} 次）。"),
+        "unavailable": ("I could not open the personal profile (the disk may be full), so I will ask before "
+                        "typing anything personal.",
+                        "我打不开个人资料（磁盘可能已满），所以输入任何个人信息之前我都会先问你。"),
         "log_none": ("Nothing has been sent to another computer.", "还没有任何内容发送到其他电脑。"),
         "log_remote": ("{n} requests went to {hosts}, {kb} kilobytes in all; masked before sending: {masked}.",
                        "共有 {n} 次请求发送到 {hosts}，总计 {kb} KB；发送前遮挡了：{masked}。"),
@@ -331,7 +334,11 @@ def privacy_for(history: Any) -> tuple[PrivacyStore | None, Profile | None, Text
         return None, None, None
     store = _OPEN.get(path)
     if store is None:  # one connection per database for the life of the process (the app runs many requests)
-        store = _OPEN[path] = PrivacyStore(path.with_name(DB_NAME))
+        try:
+            store = _OPEN[path] = PrivacyStore(path.with_name(DB_NAME))
+        except (sqlite3.Error, OSError) as error:  # a full disk, a read-only folder: the run goes on without it
+            log.warning("privacy store beside %s unavailable (%s)", path, type(error).__name__)
+            return None, None, MSG["unavailable"]
     try:
         return store, store.load_profile(), None
     except ProfileError as error:
