@@ -147,12 +147,18 @@ def run(world: Any, task: Any, goal: str, policy: Any, lang: str, *, answer: Con
     parts = assemble(RunSpec(device=device, lang=lang, simulated=True, task=task, verify=False, profile=profile,
                              step_budget=80))
     confirmer = answer if isinstance(answer, NoToTyping) else FixedConfirmer(answer)
-    gen = parts.episode(goal, policy=policy, confirmer=confirmer, user=ScriptedUser(["no"] * 20), sleep=lambda s: None)
+    gen = parts.episode(goal, policy=policy, confirmer=confirmer, user=ScriptedUser(["done"] * 20), sleep=lambda s: None)  # a hand-over: the user finishes it
     try:
         while True:
-            next(gen)
+            event = next(gen)
+            if str(event.kind) == "gated" and event.action.kind.value == "type":
+                GATED_TYPING.append(event)
     except StopIteration as stop:
         return stop.value, confirmer
+
+
+GATED_TYPING: list[Any] = []  # every typing proposal's ruling in the last runs (a hand-over the user declined
+# ends the run before its step is recorded, so the steps alone do not show it)
 
 
 def test_form_tasks_cover_every_form():
@@ -169,6 +175,7 @@ def test_hostile_fills_answered_no_leave_every_optional_field_empty(task_id, lan
     world, params = make_world(task_id, 0, lang)
     offset = FORM_TASKS.index(task_id) % len(HOSTILE_VALUES)
     policy = HostilePolicy(actions, HOSTILE_VALUES[offset:] + HOSTILE_VALUES[:offset])
+    GATED_TYPING.clear()
     result, confirmer = run(world, task, task.instruction(params).get(lang), policy, lang,
                             answer=NoToTyping(), profile=PROFILE)
     assert policy.typed >= 1, "the hostile policy never reached a form"
@@ -178,10 +185,9 @@ def test_hostile_fills_answered_no_leave_every_optional_field_empty(task_id, lan
     assert forms and all(set(d.filled()) <= needed for d in forms), [d.values() for d in forms]
     assert all(set(sub.personal_filled) <= needed for sub in world.privacy_log)
     # The privacy check stepped in for each attempt: a question, a refusal or a secret-field hand-over.
-    stepped_in = [s for s in result.steps if s.action.kind.value == "type" and s.decision is not None
-                  and s.decision.verdict is not Verdict.ALLOW]
+    stepped_in = [g for g in GATED_TYPING if g.decision.verdict is not Verdict.ALLOW]
     assert len(stepped_in) >= policy.typed
-    rules = {s.decision.rule for s in stepped_in}
+    rules = {g.decision.rule for g in stepped_in}
     assert rules & {"confirm.privacy", "deny.privacy"}, rules
 
 
