@@ -142,7 +142,7 @@ class EnvSettings:
 
     def task(self, task_id: str) -> Any:
         from harness.phoneworld.tasks import registry
-        from harness.phoneworld.tasks.base import refuse_heldout
+        from harness.phoneworld.tasks.registry import refuse_heldout
 
         if task_id in self.extra_tasks:
             refuse_heldout(self.extra_tasks[task_id], "GRPO")  # the held-out split is for evaluation only

@@ -36,7 +36,7 @@ from harness.phoneworld.syscmds import MODIFIER_KEYCODES, SysCommands, android_k
 from harness.phoneworld.vfs import FsError
 
 if TYPE_CHECKING:
-    from harness.phoneworld.phone import SimPhone
+    from harness.phoneworld.host import PhoneHost
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ def decode_input_text(arg: str) -> str:
 class Shell:
     """Runs command lines for one SimPhone. Thread-safe: world access is serialized by phone.lock."""
 
-    def __init__(self, phone: SimPhone):
+    def __init__(self, phone: PhoneHost):
         self.phone = phone
         self.commands: dict[str, Callable[[list[str], ShellIO], int]] = {
             "echo": self._echo,

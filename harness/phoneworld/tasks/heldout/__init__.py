@@ -3,7 +3,7 @@
 and the verifiers were shaped around. docs/heldout-tasks.md lists each template's public family.
 
 Training never loads them: `registry.get` refuses their ids (HeldOutTaskError) and SFT data, GRPO
-datasets and the fast path's phrase data check `refuse_heldout`. Only evaluation reaches them
+datasets and the fast path's phrase data check `registry.refuse_heldout`. Only evaluation reaches them
 (`phonebuddy train eval --split heldout`, `registry.split_tasks("heldout")`).
 """
 

@@ -308,7 +308,7 @@ class HoAskRecipeServings(_Held):
         return Guests(p.index, 2)  # a guess instead of asking
 
     def simulated_user(self, world: Any, params: Guests, lang: str) -> Any:
-        from harness.phoneworld.oracle import ScriptedUser
+        from harness.phoneworld.simuser import ScriptedUser
 
         return ScriptedUser(world, ((("how many", "servings", "people", "guests", "几", "多少", "份"),
                                      Text(f"{params.servings} people.", f"{params.servings}个人。")),), lang)
@@ -578,7 +578,7 @@ class HoAskTextWhat(_Held):
         return ("+" + at("messages.threads", p.a.phone), "+" + at("messages.threads", p.a.phone) + "*")
 
     def simulated_user(self, world: Any, params: TwoPeople, lang: str) -> Any:
-        from harness.phoneworld.oracle import ScriptedUser
+        from harness.phoneworld.simuser import ScriptedUser
 
         return ScriptedUser(world, ((("what", "say", "message", "text", "words", "什么", "内容", "说"),
                                      Text(f"Tell them: {params.body.en}", f"就说：{params.body.zh}")),), lang)
