@@ -9,6 +9,6 @@ datasets and the fast path's phrase data check `registry.refuse_heldout`. Only e
 
 from __future__ import annotations
 
-from harness.phoneworld.tasks.heldout import ho_apps, ho_ask, ho_comms, ho_more, ho_settings
+from harness.phoneworld.tasks.heldout import ho_apps, ho_ask, ho_comms, ho_more, ho_schedule, ho_settings
 
-HELDOUT_MODULES = (ho_settings, ho_apps, ho_comms, ho_ask, ho_more)
+HELDOUT_MODULES = (ho_settings, ho_apps, ho_comms, ho_ask, ho_more, ho_schedule)
