@@ -251,8 +251,9 @@ def check_phone() -> str:
     from assistant_core.confirm import FixedConfirmer
     from assistant_core.loop import ScriptedUser
     from assistant_core.types import ConfirmAnswer
-    from harness.adb import AdbDevice, connect
+    from harness.adb import connect
     from harness.adbserver import DEFAULT_ADB_PORT, AdbServer
+    from harness.opener import Target, open_phone
     from harness.phoneworld.phone import SimPhone
     from harness.phoneworld.tasks import make_world, registry
     from harness.phoneworld.world import World
@@ -277,7 +278,7 @@ def check_phone() -> str:
         state = server.wait_state(phone.address)
         if state != "device":
             raise RuntimeError(f"the simulated phone's adbd stayed in state {state!r}")
-        device = AdbDevice(client, phone.address)
+        device = open_phone(Target(False, serial=phone.address), client=client).device  # harness.opener
         parts = assemble(RunSpec(device=device, lang="en", simulated=True, task=task, thumbnails=False,
                                  verify=False))
         gen = parts.episode(task.instruction(params).get("en"),

@@ -115,22 +115,16 @@ class DeviceSpec:
 
 
 def parse_device(spec: str) -> DeviceSpec:
-    if spec == "sim":
-        return DeviceSpec("sim")
-    if spec.startswith("sim:"):
-        parts = spec.split(":")
-        if len(parts) > 3 or not parts[1]:
-            raise UsageError(f"--device {spec!r}: expected sim:TASK or sim:TASK:SEED")
-        seed = 0
-        if len(parts) == 3:
-            try:
-                seed = int(parts[2])
-            except ValueError:
-                raise UsageError(f"--device {spec!r}: the seed must be a whole number") from None
-        return DeviceSpec("sim", task=parts[1], seed=seed)
-    if not spec.strip():
-        raise UsageError("--device is empty")
-    return DeviceSpec("adb", serial=spec)
+    """--device, parsed by the one device opener's rule (harness.opener.parse_target)."""
+    from harness.opener import TargetError, parse_target
+
+    try:
+        target = parse_target(spec)
+    except TargetError as error:
+        raise UsageError(f"--device {error.message.en}") from None
+    if target.simulated:
+        return DeviceSpec("sim", task=target.task_id or None, seed=target.seed)
+    return DeviceSpec("adb", serial=target.serial or "")
 
 
 def parse_apps(values: list[str] | None) -> frozenset[str] | None:
@@ -205,31 +199,20 @@ def main(argv: list[str] | None = None) -> int:
 
 def _make_device(spec: DeviceSpec, lang: str, adb_host: str | None = None,
                  adb_port: int | None = None) -> tuple[Any, Any, Any, Any]:
-    """(device, world or None, task or None, params or None)."""
-    if spec.kind == "sim":
-        from harness.phoneworld import SimDevice, World
-
-        if spec.task is None:
-            world = World(seed=spec.seed, language=lang)
-            return SimDevice(world), world, None, None
-        from harness.phoneworld.tasks import UnknownTaskError, make_world, registry
-
-        try:
-            task = registry.get(spec.task)
-        except UnknownTaskError as error:
-            raise UsageError(str(error)) from None
-        world, params = make_world(spec.task, spec.seed, lang)
-        return SimDevice(world), world, task, params
+    """(device, world or None, task or None, params or None), by the one device opener (harness.opener)."""
     from assistant_core.types import DeviceError
-    from harness.adb import open_device
-    from harness.adbserver import product_client
+    from harness.opener import Target, TargetError, open_phone
 
+    target = Target(spec.kind == "sim", task_id=spec.task or "", seed=spec.seed, serial=spec.serial or None)
     try:
-        client = product_client(adb_host, adb_port, announce=lambda text: print(text.get(lang), file=sys.stderr))
-        return open_device(client, spec.serial), None, None, None
+        phone = open_phone(target, lang=lang, host=adb_host, port=adb_port,
+                           announce=lambda text: print(text.get(lang), file=sys.stderr))
+    except TargetError as error:
+        raise UsageError(error.message.get(lang)) from None
     except (DeviceError, OSError) as error:
         message = error.message.get(lang) if isinstance(error, DeviceError) else str(error)
         raise UsageError(f"{spec.serial}: {message}") from None
+    return phone.device, phone.world, phone.task, phone.params
 
 
 def _make_policy(args: argparse.Namespace, device_spec: DeviceSpec, device: Any, world: Any, params: Any) -> Any:

@@ -467,7 +467,7 @@ class PhoneSettings:
         plugged into another machine is named "HOST:PORT/SERIAL": the adb server there (started with
         `adb -a -P PORT nodaemon server`) is used, so rollouts reach phones across machines through adb itself."""
         if serial not in self._devices:
-            from harness.adb import AdbDevice
+            from harness.opener import Target, open_phone
 
             client, name = self.adb(), serial
             if "/" in serial:
@@ -478,7 +478,9 @@ class PhoneSettings:
                 if not host or not port.isdigit():
                     raise TrainingError(f"phone {serial!r}: write a remote phone as HOST:PORT/SERIAL")
                 client = GuardedAdbClient(host, int(port))
-            self._devices[serial] = AdbDevice(client, name, reconnect_grace_s=5.0)
+            # the one device opener (harness.opener): the same checks and messages as the app's
+            self._devices[serial] = open_phone(Target(False, serial=name), client=client,
+                                               reconnect_grace_s=5.0).device
         return self._devices[serial]
 
     def goal(self, goal_id: str) -> PhoneGoal:

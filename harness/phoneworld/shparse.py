@@ -132,8 +132,8 @@ def window_dump(world, *, all_windows: bool = False) -> str | None:
     window's (the app, a dialog over it, the shade or the keyguard; never the status bar, navigation bar,
     keyboard or a toast); with --windows every window, top first, as
     <displays><display id="0"><window ...><hierarchy ...>. None when there is no window (screen off)."""
-    from harness.phoneworld.ui import _xml_box
     from harness.phoneworld.screen import HEIGHT, KEYBOARD_PKG, NAV_H, STATUS_H, SYSTEMUI
+    from harness.phoneworld.ui import _xml_box
 
     roots = world.screen().roots
     head = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>"
