@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -209,33 +209,31 @@ def match_demo_task(request: str, *, seed: int = 0, cutoff: float = 0.7) -> Demo
     return best
 
 
+def policy_spec(choice: AgentChoice) -> Any:
+    """The front hall's PolicySpec for a choice (phonebuddy.policyspec: one spec, one factory, one default)."""
+    from phonebuddy.policyspec import PolicySpec
+
+    backend = {AgentKind.DEMO: "oracle", AgentKind.SERVER: "remote", AgentKind.LOCAL_4BIT: "local",
+               AgentKind.LOCAL_CPU: "cpu"}[choice.kind]
+    return PolicySpec(backend=backend, model=choice.profile or None, model_dir=choice.model_dir,
+                      url=choice.server_address, quantization="nf4" if choice.kind is AgentKind.LOCAL_4BIT else None,
+                      max_pixels=choice.max_pixels, max_new_tokens=choice.max_new_tokens)
+
+
 def make_policy(choice: AgentChoice, *, lang: str, world: Any = None, task_id: str = "", seed: int = 0,
                 on_progress: Any = None) -> Policy:
-    """The Policy for a choice: the oracle for the demo (it needs the simulated world and a matched
-    task), assistant_core.policy's LocalPolicy (4-bit nf4 on CUDA, fp32 on the CPU) or RemotePolicy.
-    Model loading is lazy: it happens at the first step, on the worker thread; `on_progress` receives
-    LocalPolicy's LoadProgress reports there."""
-    if choice.kind is AgentKind.DEMO:
-        from harness.phoneworld.oracle import OraclePolicy
+    """The Policy for a choice, built by the front hall's factory (phonebuddy.policyspec.build_policy): the
+    oracle for the demo (it needs the simulated world and a matched task), the local model (4-bit nf4 on
+    CUDA, fp32 on the CPU) or a server. The fast path is put in front by app.runner, which knows whether a
+    demonstration task matched. Model loading is lazy: it happens at the first step, on the worker thread;
+    `on_progress` receives LocalPolicy's LoadProgress reports there."""
+    from phonebuddy.policyspec import PolicySpecError, PolicyTarget, build_policy
 
-        if world is None or not task_id:
-            raise AgentUnavailableError(
-                Text("The scripted demonstration works only on the simulated phone.", "脚本演示只能在模拟手机上运行。")
-            )
-        return OraclePolicy(task_id, seed, world, language=lang)
-    profile = choice.profile or None
-    if choice.kind is AgentKind.SERVER:
-        from assistant_core.policy.remote import RemotePolicy
-
-        return RemotePolicy(choice.server_address, profile=profile, lang=lang, max_pixels=choice.max_pixels,
-                            max_new_tokens=choice.max_new_tokens)
-    if not local_runtime_present():
+    if choice.kind in (AgentKind.LOCAL_4BIT, AgentKind.LOCAL_CPU) and not local_runtime_present():
         raise AgentUnavailableError(NO_LOCAL_RUNTIME)
-    from assistant_core.policy.local import LocalPolicy
-    from assistant_core.policy.weights import locate_weights
-
-    folder = choice.model_dir or str(locate_weights(profile))
-    limits = {"max_pixels": choice.max_pixels, "max_new_tokens": choice.max_new_tokens, "on_progress": on_progress}
-    if choice.kind is AgentKind.LOCAL_4BIT:
-        return LocalPolicy(folder, profile=profile, quantization="nf4", lang=lang, **limits)
-    return LocalPolicy(folder, profile=profile, quantization="fp32", device="cpu", lang=lang, runtime="auto", **limits)
+    spec = replace(policy_spec(choice), fast_path=False)
+    try:
+        return build_policy(spec, PolicyTarget(lang=lang, world=world, task_id=task_id, seed=seed,
+                                               on_progress=on_progress))
+    except PolicySpecError as error:
+        raise AgentUnavailableError(error.text) from None

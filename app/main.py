@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         from app.selfcheck import main as full_self_check  # every installed part (installers), then exit 0/1
 
-        return full_self_check(args)
+        return full_self_check(args, build_window)
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv[:1])

@@ -122,19 +122,13 @@ class PhoneConnection:
 
 
 def open_simulated(lang: str = "en", *, seed: int = 0, task_id: str = "") -> PhoneConnection:
-    """PhoneWorld-lite in-process. With `task_id`, the world starts in that task's start state."""
-    from harness.phoneworld import SimDevice
+    """PhoneWorld-lite in-process (harness.opener, the one device opener). With `task_id`, the world starts in
+    that task's start state."""
+    from harness.opener import open_phone
 
-    if task_id:
-        from harness.phoneworld.tasks import make_world
-
-        world, _params = make_world(task_id, seed=seed, language=lang)
-    else:
-        from harness.phoneworld import World
-
-        world = World(seed=seed, language=lang)
-    device = LockedDevice(SimDevice(world))
-    return PhoneConnection(device=device, label=SIM_LABEL, is_simulated=True, world=world, task_id=task_id, seed=seed)
+    phone = open_phone("sim", lang=lang, seed=seed, task_id=task_id, heldout=True)
+    return PhoneConnection(device=LockedDevice(phone.device), label=SIM_LABEL, is_simulated=True, world=phone.world,
+                           task_id=task_id, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -153,8 +147,9 @@ def find_real_phone(*, host: str | None = None, port: int | None = None, serial:
     `owner` (harness.adbserver.AdbServerOwner) gives the server; by default one on the standard address
     (ANDROID_ADB_SERVER_ADDRESS / ANDROID_ADB_SERVER_PORT, or host/port given here) that starts a server
     when none answers, unless `start_server=False`."""
-    from harness.adb import list_devices, open_device
+    from harness.adb import list_devices
     from harness.adbserver import AdbServerOwner, ServerAddress, server_address
+    from harness.opener import open_phone
     from harness.phonestates import instruction_for
 
     if owner is None:
@@ -162,8 +157,8 @@ def find_real_phone(*, host: str | None = None, port: int | None = None, serial:
         owner = AdbServerOwner(ServerAddress(host or default.host, port or default.port),
                                autostart=start_server, socket_timeout=5.0)
     try:
-        client = owner.ensure()
-        device = open_device(client, serial, wait_s=wait_s)
+        opened = open_phone(serial, owner=owner, wait_s=wait_s)  # the one device opener (harness.opener)
+        client, device = opened.client, opened.device
     except DeviceError as exc:
         reason = exc.message
         try:  # say what to do about the phone's actual state, when the server can tell

@@ -14,7 +14,7 @@ import re
 from collections.abc import Generator
 from typing import TYPE_CHECKING, Any
 
-from app.agent import AgentKind, AgentUnavailableError, make_policy, match_demo_task
+from app.agent import AgentKind, AgentUnavailableError, make_policy, match_demo_task, policy_spec
 from app.confirm_dialog import ConfirmPrompt
 from assistant_core.i18n import Text
 from assistant_core.types import DeviceError
@@ -74,7 +74,8 @@ def start_episode(request: EpisodeRequest, *, policy: Any = None) -> Generator[A
     phone, lang = request.connection, request.lang
     task_id = ""
     match = None
-    fast = _fast_path(request) if policy is None else None  # harness.fastpath: before any model
+    # harness.fastpath before any model, as the spec's shared default says (phonebuddy.policyspec)
+    fast = _fast_path(request) if policy is None and policy_spec(request.agent).fast_path else None
     if policy is None and request.agent.kind is AgentKind.DEMO:
         match = match_demo_task(request.goal, seed=phone.seed)
         if match is None and phone.is_simulated and phone.world is not None:

@@ -21,7 +21,8 @@ is stopped by its process id. Checks, in order (each one a `Check` with a name, 
 8. policy runtime: whether the local model runtime (torch + transformers) is present. The default
    bundle leaves it out on purpose, so its absence is INFO, not a failure; the line says what to do.
 
-`run_checks()` returns the list; `main(args)` prints it and returns the exit code.
+`run_checks(args, build_window)` returns the list; `main(args, build_window)` prints it and returns the exit
+code (app.main passes its parsed arguments and its window builder, so this module never imports app.main).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -177,10 +179,11 @@ def check_qt() -> str:
     return f"PySide6 {pyside_version}, platform {app.platformName()}, plugins {', '.join(sorted(names))}"
 
 
-def check_window(args) -> str:
+def check_window(args, build_window: Callable[[Any], Any]) -> str:
+    """`build_window` is app.main's (given by app.main, which imports this module: no cycle)."""
     from PySide6.QtWidgets import QApplication
 
-    from app.main import build_window, self_check
+    from app.audit import audit_widget_tree
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     started = time.perf_counter()
@@ -188,7 +191,7 @@ def check_window(args) -> str:
     window.show()
     app.processEvents()
     try:
-        problems = self_check(window)
+        problems = [str(p) for p in audit_widget_tree(window)]
     finally:
         window.shutdown()
     if problems:
@@ -248,13 +251,14 @@ def check_phone() -> str:
     from assistant_core.confirm import FixedConfirmer
     from assistant_core.loop import ScriptedUser
     from assistant_core.types import ConfirmAnswer
-    from harness.adb import AdbDevice, connect
+    from harness.adb import connect
     from harness.adbserver import DEFAULT_ADB_PORT, AdbServer
-    from harness.phoneworld.oracle import OraclePolicy
+    from harness.opener import Target, open_phone
     from harness.phoneworld.phone import SimPhone
     from harness.phoneworld.tasks import make_world, registry
     from harness.phoneworld.world import World
     from phonebuddy.assemble import RunSpec, assemble
+    from phonebuddy.policyspec import PolicySpec, PolicyTarget, build_policy
 
     for lang in ("en", "zh"):
         shot = World(seed=0, language=lang).screenshot()
@@ -274,11 +278,12 @@ def check_phone() -> str:
         state = server.wait_state(phone.address)
         if state != "device":
             raise RuntimeError(f"the simulated phone's adbd stayed in state {state!r}")
-        device = AdbDevice(client, phone.address)
+        device = open_phone(Target(False, serial=phone.address), client=client).device  # harness.opener
         parts = assemble(RunSpec(device=device, lang="en", simulated=True, task=task, thumbnails=False,
                                  verify=False))
         gen = parts.episode(task.instruction(params).get("en"),
-                            policy=OraclePolicy(SELF_CHECK_TASK, 0, world, language="en", params=params),
+                            policy=build_policy(PolicySpec("oracle", fast_path=False), PolicyTarget(
+                                world=world, task_id=SELF_CHECK_TASK, params=params)),
                             confirmer=FixedConfirmer(ConfirmAnswer.YES), user=ScriptedUser(), sleep=lambda s: None)
         while True:
             try:
@@ -307,16 +312,14 @@ def check_policy_runtime() -> tuple[Status, str]:
                          "ML pack (installers/README.md)")
 
 
-def run_checks(args=None, *, on_result: Callable[[Check], None] | None = None) -> list[Check]:
-    """Every check, in order; a failing check never stops the next one."""
-    if args is None:
-        from app.main import build_parser
-
-        args = build_parser().parse_args(["--self-check"])
+def run_checks(args, build_window: Callable[[Any], Any], *,
+               on_result: Callable[[Check], None] | None = None) -> list[Check]:
+    """Every check, in order; a failing check never stops the next one. `args` are app.main's parsed
+    arguments and `build_window` its window builder."""
     steps: list[tuple[str, Callable[[], str]]] = [
         ("files", check_files),
         ("qt", check_qt),
-        ("main window", lambda: check_window(args)),
+        ("main window", lambda: check_window(args, build_window)),
         ("speech runtime", check_speech),
         ("adb", check_adb),
         ("scrcpy server", check_scrcpy),
@@ -346,18 +349,15 @@ def format_check(check: Check) -> str:
     return f"  {check.status:<4}  {check.name:<16} {check.detail}  ({check.seconds:.2f} s)"
 
 
-def main(args=None) -> int:
-    """Print the report (CLI output) and return 0 when no check failed, else 1."""
+def main(args, build_window: Callable[[Any], Any]) -> int:
+    """Print the report (CLI output) and return 0 when no check failed, else 1. app.main calls it with its
+    parsed arguments and its window builder (so this module never imports app.main)."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from app.main import build_parser
-
-    if args is None or isinstance(args, list):
-        args = build_parser().parse_args(["--self-check", *(args or [])])
     started = time.perf_counter()
     kind = "bundle" if is_bundle() else "source install"
     print(f"PhoneBuddy self-check ({kind}, {data_root()}, Python {sys.version.split()[0]}, {sys.platform})",
           flush=True)
-    results = run_checks(args, on_result=lambda c: print(format_check(c), flush=True))
+    results = run_checks(args, build_window, on_result=lambda c: print(format_check(c), flush=True))
     failed = [c for c in results if c.status is Status.FAIL]
     print(f"PhoneBuddy self-check: {'OK' if not failed else 'FAILED: ' + ', '.join(c.name for c in failed)} "
           f"in {time.perf_counter() - started:.1f} s", flush=True)

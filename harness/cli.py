@@ -65,9 +65,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:
         return EXIT_OK if exc.code == 0 else EXIT_BAD_INPUT
     from assistant_core.types import DeviceError
-    from harness.adb import list_devices, open_device
+    from harness.adb import list_devices
     from harness.adbserver import RememberedPhones
     from harness.devicewatch import connect_wifi
+    from harness.opener import Target, open_phone
     from harness.phonestates import STATES, instruction_for, state_instruction
 
     owner = _owner(args)
@@ -118,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_OK if state == "device" else EXIT_DEVICE
         if args.command == "forget":
             return _forget(client, args)
-        device = open_device(client, args.serial)
+        device = open_phone(Target(False, serial=args.serial), client=client).device  # the one device opener (harness.opener)
         obs = device.observe()
         apps = device.installed_apps()
         info = {

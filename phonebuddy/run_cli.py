@@ -70,12 +70,15 @@ def exit_code(ending: str, *, task_passed: bool | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from phonebuddy.policyspec import PolicySpec  # the defaults the app shares
+
     codes = "; ".join(f"{code} {words}" for code, words in EXIT_CODES.items())
     p = argparse.ArgumentParser(prog="phonebuddy run", description="Run one request headless, as the app would.",
                                 epilog=f"Exit status: {codes}.")
     p.add_argument("goal", help='what to do; "" uses the task\'s own instruction with --device sim:TASK')
     p.add_argument("--device", default="sim", help="sim | sim:TASK[:SEED] | ADB serial")
-    p.add_argument("--policy", default="noop", help="scripted:FILE | oracle | noop | phonebuddy | remote:URL")
+    p.add_argument("--policy", default=PolicySpec.backend,
+                   help="scripted:FILE | oracle | noop | local (or phonebuddy) | cpu | remote:URL")
     p.add_argument("--confirm", choices=("ask", "yes", "no"), default="no")
     p.add_argument("--model", default=None, help="model profile for phonebuddy/remote (e.g. phonebuddy-4b, phonebuddy-0.8b)")
     p.add_argument("--lang", choices=("en", "zh"), default="en", help="the phone's UI language and the spoken language")
@@ -91,7 +94,7 @@ def _parser() -> argparse.ArgumentParser:
                    "5037; started there when none answers)")
     p.add_argument("--kinds", action="append", default=[], help="an extra folder of task-kind files for the check")
     p.add_argument("--no-verify", action="store_true", help="do not check the outcome on the phone")
-    p.add_argument("--fast-path", dest="fast_path", action="store_true", default=True,
+    p.add_argument("--fast-path", dest="fast_path", action="store_true", default=PolicySpec.fast_path,
                    help="first try the fast path, as the app does (the default; kept for old scripts)")
     p.add_argument("--no-fast-path", dest="fast_path", action="store_false",
                    help="skip the fast path (tool actions for requests it understands; harness.fastpath): "
@@ -112,22 +115,16 @@ class DeviceSpec:
 
 
 def parse_device(spec: str) -> DeviceSpec:
-    if spec == "sim":
-        return DeviceSpec("sim")
-    if spec.startswith("sim:"):
-        parts = spec.split(":")
-        if len(parts) > 3 or not parts[1]:
-            raise UsageError(f"--device {spec!r}: expected sim:TASK or sim:TASK:SEED")
-        seed = 0
-        if len(parts) == 3:
-            try:
-                seed = int(parts[2])
-            except ValueError:
-                raise UsageError(f"--device {spec!r}: the seed must be a whole number") from None
-        return DeviceSpec("sim", task=parts[1], seed=seed)
-    if not spec.strip():
-        raise UsageError("--device is empty")
-    return DeviceSpec("adb", serial=spec)
+    """--device, parsed by the one device opener's rule (harness.opener.parse_target)."""
+    from harness.opener import TargetError, parse_target
+
+    try:
+        target = parse_target(spec)
+    except TargetError as error:
+        raise UsageError(f"--device {error.message.en}") from None
+    if target.simulated:
+        return DeviceSpec("sim", task=target.task_id or None, seed=target.seed)
+    return DeviceSpec("adb", serial=target.serial or "")
 
 
 def parse_apps(values: list[str] | None) -> frozenset[str] | None:
@@ -202,70 +199,39 @@ def main(argv: list[str] | None = None) -> int:
 
 def _make_device(spec: DeviceSpec, lang: str, adb_host: str | None = None,
                  adb_port: int | None = None) -> tuple[Any, Any, Any, Any]:
-    """(device, world or None, task or None, params or None)."""
-    if spec.kind == "sim":
-        from harness.phoneworld import SimDevice, World
-
-        if spec.task is None:
-            world = World(seed=spec.seed, language=lang)
-            return SimDevice(world), world, None, None
-        from harness.phoneworld.tasks import UnknownTaskError, make_world, registry
-
-        try:
-            task = registry.get(spec.task)
-        except UnknownTaskError as error:
-            raise UsageError(str(error)) from None
-        world, params = make_world(spec.task, spec.seed, lang)
-        return SimDevice(world), world, task, params
+    """(device, world or None, task or None, params or None), by the one device opener (harness.opener)."""
     from assistant_core.types import DeviceError
-    from harness.adb import open_device
-    from harness.adbserver import product_client
+    from harness.opener import Target, TargetError, open_phone
 
+    target = Target(spec.kind == "sim", task_id=spec.task or "", seed=spec.seed, serial=spec.serial or None)
     try:
-        client = product_client(adb_host, adb_port, announce=lambda text: print(text.get(lang), file=sys.stderr))
-        return open_device(client, spec.serial), None, None, None
+        phone = open_phone(target, lang=lang, host=adb_host, port=adb_port,
+                           announce=lambda text: print(text.get(lang), file=sys.stderr))
+    except TargetError as error:
+        raise UsageError(error.message.get(lang)) from None
     except (DeviceError, OSError) as error:
         message = error.message.get(lang) if isinstance(error, DeviceError) else str(error)
         raise UsageError(f"{spec.serial}: {message}") from None
+    return phone.device, phone.world, phone.task, phone.params
 
 
-def _make_policy(spec: str, device_spec: DeviceSpec, world: Any, params: Any, lang: str, model: str | None) -> Any:
-    from assistant_core.policies import NoopPolicy, ScriptedPolicy
+def _make_policy(args: argparse.Namespace, device_spec: DeviceSpec, device: Any, world: Any, params: Any) -> Any:
+    """The policy for --policy/--model/--no-fast-path, by the front hall's one factory (phonebuddy.policyspec)."""
+    from assistant_core.errors import PolicyUnavailableError
+    from phonebuddy.policyspec import PolicySpec, PolicySpecError, PolicyTarget, build_policy
 
-    if spec == "noop":
-        return NoopPolicy()
-    if spec.startswith("scripted:"):
-        from assistant_core.errors import PolicyUnavailableError
-
-        try:
-            return ScriptedPolicy.from_file(spec.split(":", 1)[1])
-        except PolicyUnavailableError as error:
-            raise UsageError(str(error)) from None
-    if spec == "oracle":
-        if device_spec.kind != "sim" or device_spec.task is None:
+    try:
+        spec = PolicySpec.parse(args.policy, model=args.model, fast_path=args.fast_path)
+        if spec.backend == "oracle" and (device_spec.kind != "sim" or device_spec.task is None):
             raise UsageError("--policy oracle needs --device sim:TASK[:SEED] (it solves PhoneWorld-lite tasks)")
-        from harness.phoneworld.oracle import OraclePolicy
-
-        return OraclePolicy(device_spec.task, device_spec.seed, world, language=lang, params=params)
-    if spec.startswith("remote:"):
-        from assistant_core.policy.remote import RemotePolicy
-
-        url = spec.split(":", 1)[1]
-        if not url.strip():
-            raise UsageError("--policy remote:URL needs the server's address, e.g. remote:http://gpu-box:8000/v1")
-        return RemotePolicy(url, profile=model, lang=lang)
-    if spec == "phonebuddy":
-        from assistant_core.errors import PolicyUnavailableError
-        from assistant_core.policy.local import LocalPolicy
-        from assistant_core.policy.weights import locate_weights
-
-        try:
-            folder = locate_weights(model)
-        except PolicyUnavailableError as error:
-            message = getattr(error, "message", None)
-            raise UsageError(message.get(lang) if message is not None else str(error)) from None
-        return LocalPolicy(folder, profile=model, lang=lang)
-    raise UsageError(f"--policy {spec!r}: expected scripted:FILE, oracle, noop, phonebuddy or remote:URL")
+        target = PolicyTarget(lang=args.lang, device=device, world=world, task_id=device_spec.task or "",
+                              seed=device_spec.seed, params=params, kinds=tuple(Path(k) for k in args.kinds))
+        return build_policy(spec, target)
+    except PolicySpecError as error:
+        raise UsageError(error.text.get(args.lang)) from None
+    except PolicyUnavailableError as error:
+        message = getattr(error, "message", None)
+        raise UsageError(message.get(args.lang) if message is not None else str(error)) from None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -285,13 +251,7 @@ def _run(args: argparse.Namespace) -> int:
         if task is None:
             raise UsageError("the goal is empty (an empty goal is only allowed with --device sim:TASK)")
         goal = task.instruction(params).get(args.lang)
-    policy = _make_policy(args.policy, device_spec, world, params, args.lang, args.model)
-    if args.fast_path:
-        from harness.fastpath import FastPathPolicy, FastPlanner
-        from harness.verify import KindRegistry
-
-        planner = FastPlanner(KindRegistry.load(extra=[Path(k) for k in args.kinds]))
-        policy = FastPathPolicy(planner, fallback=policy, device=device, lang=args.lang)
+    policy = _make_policy(args, device_spec, device, world, params)
 
     history = None
     notes: list[str] = []

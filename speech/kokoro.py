@@ -198,7 +198,7 @@ class KokoroEngine:
         self.voice = voice_name(voice)
 
     def synthesize(self, sentence: str, lang: Lang, *, rate: float = 1.0):
-        from speech.tts import MAX_RATE, MIN_RATE, SpeechChunk
+        from speech.chunk import MAX_RATE, MIN_RATE, SpeechChunk
 
         session = self._load()
         style = self._style(self.voice)

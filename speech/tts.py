@@ -40,13 +40,13 @@ import numpy as np
 from assistant_core.i18n import Lang, normalize_lang
 from speech import textnorm
 from speech.audio import AudioSink, play_chunked, resample
+from speech.chunk import MAX_RATE, MIN_RATE, SpeechChunk  # re-exported: engines share them
 from speech.messages import MESSAGES, ModelMissingError, SpeechError, VoiceUnavailableError
 from speech.models import ModelLocator
 
 log = logging.getLogger(__name__)
 
 DEFAULT_VOICES: dict[str, str] = {"en": "en_US-joe-medium", "zh": "zh_CN-huayan-medium"}
-MIN_RATE, MAX_RATE = 0.5, 2.0
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _ABBREVIATIONS = ("mr.", "mrs.", "ms.", "dr.", "st.", "e.g.", "i.e.", "etc.", "vs.", "no.", "approx.")
@@ -98,17 +98,6 @@ def first_clause_split(sentences: list[str], *, min_words: int = 7, min_chars: i
     long_enough = len(first.split()) >= min_words or len(_HAN.findall(first)) >= min_chars
     parts = [p for p in _CLAUSE.split(first, maxsplit=1) if p.strip()] if long_enough else [first]
     return [*parts, *sentences[1:]]
-
-
-@dataclass(frozen=True)
-class SpeechChunk:
-    """One synthesised sentence."""
-
-    samples: np.ndarray
-    sample_rate: int
-    text: str
-    lang: Lang
-    voice: str
 
 
 class TtsEngine(Protocol):

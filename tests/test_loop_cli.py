@@ -66,7 +66,7 @@ def test_a_scripted_file_is_parsed_by_the_real_parser_and_refusals_are_reported(
         (["x", "--device", "sim:SettingsTurnOnWifi:abc"], "seed"),
         (["x", "--policy", "oracle"], "needs --device sim:TASK"),
         (["x", "--policy", "scripted:/does/not/exist.txt"], "cannot read the script"),
-        (["x", "--policy", "magic"], "expected scripted:FILE"),
+        (["x", "--policy", "magic"], "not a policy; expected"),
         (["", "--device", "sim"], "goal is empty"),
         (["x", "--device", "emulator-5554", "--adb-port", "1"], "adb server"),
     ],

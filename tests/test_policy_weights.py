@@ -92,23 +92,6 @@ def test_models_cli(tiny_qwen3_vl, tmp_path):
     assert unknown.returncode == 2 and "known" in unknown.stderr
 
 
-def test_make_policy_picks_the_backend_from_the_profile(tiny_qwen3_vl):
-    from assistant_core.policy import default_profile, make_policy
-    from assistant_core.policy.local import LocalPolicy
-    from assistant_core.policy.remote import RemotePolicy
-
-    local = make_policy("qwen3-vl-4b", model_dir=tiny_qwen3_vl, quantization="fp32")
-    assert isinstance(local, LocalPolicy) and local.model_dir == tiny_qwen3_vl and not local.loaded
-    remote = make_policy("autoglm-phone-9b", base_url="http://127.0.0.1:9/v1", model="glm")
-    assert isinstance(remote, RemotePolicy) and remote.profile.dialect == "autoglm"
-    with pytest.raises(PolicyUnavailable, match="only run on a server"):
-        make_policy("autoglm-phone-9b")
-    with pytest.raises(PolicyUnavailable, match="no internet connection"):
-        make_policy("phonebuddy-4b", cache_dir="/nonexistent-cache")
-    assert default_profile(has_cuda=False).name == "phonebuddy-0.8b"
-    assert default_profile(has_cuda=True).name == "phonebuddy-4b"
-
-
 def test_download_progress_reaches_the_callback():
     from assistant_core.policy.weights import _progress_class
 

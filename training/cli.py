@@ -90,7 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     ev = sub.add_parser("eval", help="success rate by category on held-out PhoneWorld-lite tasks")
     ev.add_argument("config", nargs="?", help="a JSON or YAML config file")
-    ev.add_argument("--policy", choices=("oracle", "noop", "scripted", "local", "remote"))
+    from phonebuddy.policyspec import BUILDERS  # every backend the front hall's factory builds
+
+    ev.add_argument("--policy", choices=sorted(BUILDERS))
     ev.add_argument("--script", help="scripted: a file of model replies, or a folder of TASK.txt files")
     ev.add_argument("--model", help="local: model folder; remote: model name")
     ev.add_argument("--adapter", help="local: LoRA adapter folder")
@@ -218,38 +220,37 @@ def cmd_rl(args: argparse.Namespace) -> int:
     return 0
 
 
-def make_factory(config: Any) -> Any:
-    """The PolicyFactory for an EvalConfig."""
+def policy_spec(config: Any, *, fast_path: bool = False) -> Any:
+    """The front hall's PolicySpec for an EvalConfig (phonebuddy.policyspec), after the checks that save a
+    long evaluation from failing half-way (a base model and an adapter that are really there)."""
+    from phonebuddy.policyspec import PolicySpec
     from training.errors import TrainingError
-    from training.evaluate import noop_policies, oracle_policies, scripted_policies, shared_policy
 
-    if config.policy == "oracle":
-        return oracle_policies()
-    if config.policy == "noop":
-        return noop_policies()
-    if config.policy == "scripted":
-        if not config.script:
-            raise TrainingError("--policy scripted needs --script FILE_OR_FOLDER")
-        return scripted_policies(config.script, profile=config.profile)
-    if config.policy == "local":
+    if config.policy == "scripted" and not config.script:
+        raise TrainingError("--policy scripted needs --script FILE_OR_FOLDER")
+    if config.policy in ("local", "cpu"):
         if not config.model:
             raise TrainingError("--policy local needs --model FOLDER")
-        from assistant_core.policy.local import LocalPolicy
         from training.sft import check_base_model
 
         check_base_model(config.model)
         if config.adapter and not (Path(config.adapter) / "adapter_config.json").exists():
             raise TrainingError(f"no adapter in {config.adapter} (expected a folder written by `train sft`)")
-        return shared_policy(LocalPolicy(config.model, profile=config.profile, adapter_dir=config.adapter or None,
-                                         max_pixels=config.max_pixels or None,
-                                         max_new_tokens=config.max_new_tokens or None, lang=config.language))
-    if not config.endpoint:
+    if config.policy == "remote" and not config.endpoint:
         raise TrainingError("--policy remote needs --endpoint URL")
-    from assistant_core.policy.remote import RemotePolicy
+    local = config.policy in ("local", "cpu")
+    return PolicySpec(backend=config.policy, model=config.profile, script=config.script,
+                      model_dir=config.model if local else "", adapter_dir=config.adapter if local else "",
+                      url=config.endpoint, served_model="" if local else config.model,
+                      max_pixels=config.max_pixels or None, max_new_tokens=config.max_new_tokens or None,
+                      fast_path=fast_path)
 
-    return shared_policy(RemotePolicy(config.endpoint, profile=config.profile, model=config.model or None,
-                                      max_new_tokens=config.max_new_tokens or None,
-                                      max_pixels=config.max_pixels or None, lang=config.language))
+
+def make_factory(config: Any, *, fast_path: bool = False) -> Any:
+    """The PolicyFactory for an EvalConfig: its spec, built per episode by the front hall's one factory."""
+    from training.evaluate import spec_policies
+
+    return spec_policies(policy_spec(config, fast_path=fast_path))
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -263,13 +264,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
                      seeds=list(args.seeds) if args.seeds else None, language=args.language,
                      max_steps=args.max_steps, output=args.output, run_name=args.run_name)
     episodes = select_episodes(config.tasks, config.categories, config.seeds, split=args.split)
-    factory = make_factory(config)
+    factory = make_factory(config, fast_path=bool(args.fast_path))
     if config.policy == "scripted":
         check_scripts(config.script, episodes)
-    if args.fast_path:
-        from training.evaluate import fast_path_policies
-
-        factory = fast_path_policies(factory)
     run = RunFolder.create(config.output, "eval", config.run_name, config=config_to_dict(config))
     bar = _Bar(len(episodes), f"eval {config.policy}", not args.no_progress)
     try:

@@ -146,7 +146,7 @@ class RlConfig:
 class EvalConfig:
     """Evaluation over held-out PhoneWorld-lite tasks and seeds."""
 
-    policy: str = "oracle"  # oracle | noop | scripted | local | remote
+    policy: str = "oracle"  # a phonebuddy.policyspec backend: oracle | noop | scripted | local | cpu | remote
     script: str = ""  # scripted: a replies file, or a folder of TASK.txt / TASK-SEED.txt files
     model: str = ""  # local: model folder; remote: model name
     adapter: str = ""  # local: LoRA adapter folder
@@ -163,7 +163,9 @@ class EvalConfig:
     run_name: str = ""
 
     def __post_init__(self) -> None:
-        _one_of(self, "policy", ("oracle", "noop", "scripted", "local", "remote"))
+        from phonebuddy.policyspec import BUILDERS  # every backend the front hall's factory builds
+
+        _one_of(self, "policy", tuple(sorted(BUILDERS)))
         _one_of(self, "language", ("en", "zh"))
         bad = sorted(set(self.categories) - set(CATEGORIES))
         if bad:

@@ -164,8 +164,8 @@ def oracle_examples(tasks: Sequence[Any], seeds: Sequence[int], languages: Seque
     """Examples from oracle runs of `tasks` (Task objects or ids) for every seed and language."""
     from harness.phoneworld.oracle import iter_solve
     from harness.phoneworld.tasks import registry
-    from harness.phoneworld.tasks.base import refuse_heldout
     from harness.phoneworld.tasks.episode import TaskWorld
+    from harness.phoneworld.tasks.registry import refuse_heldout
 
     tasks = list(tasks)
     refuse_heldout(tasks, "SFT data building")  # the held-out split is for evaluation only

@@ -218,23 +218,46 @@ class PolicyFactory(Protocol):
     def __call__(self, *, task: Any, params: Any, seed: int, world: Any, language: str) -> Policy: ...
 
 
-def oracle_policies() -> PolicyFactory:
-    from harness.phoneworld.oracle import OraclePolicy
+# Backends whose one model object serves every episode (they keep no per-episode state).
+SHARED_BACKENDS = ("local", "cpu", "remote")
+
+
+def spec_policies(spec: Any) -> PolicyFactory:
+    """Policies for a phonebuddy.policyspec.PolicySpec, built by the front hall's one factory for each
+    episode (a model once, for every episode). With `spec.fast_path` the fast path goes first on the
+    episode's simulated phone. A scripted spec's `script` may be a folder of per-task scripts (`script_for`)."""
+    from dataclasses import replace
+
+    from phonebuddy.policyspec import PolicyTarget, build_policy
+
+    inner = replace(spec, fast_path=False)
+    shared: list[Policy] = []
 
     def make(*, task: Any, params: Any, seed: int, world: Any, language: str) -> Policy:
-        return OraclePolicy(task.id, seed, world, language=language, params=params)
+        target = PolicyTarget(lang=language, world=world, task_id=task.id, seed=seed, params=params)
+        if inner.backend in SHARED_BACKENDS:
+            if not shared:
+                shared.append(build_policy(inner, target))
+            return shared[0]
+        episode = inner
+        if inner.backend == "scripted":
+            episode = replace(inner, script=str(script_for(Path(inner.script), task.id, seed)))
+        return build_policy(episode, target)
 
-    return make
+    return fast_path_policies(make) if spec.fast_path else make
+
+
+def oracle_policies() -> PolicyFactory:
+    from phonebuddy.policyspec import PolicySpec
+
+    return spec_policies(PolicySpec("oracle", fast_path=False))
 
 
 def noop_policies(waits: int = 2) -> PolicyFactory:
     """A policy that only waits (then finishes): the floor every category must score 0 against."""
-    from assistant_core.policies import NoopPolicy
+    from phonebuddy.policyspec import PolicySpec
 
-    def make(*, task: Any, params: Any, seed: int, world: Any, language: str) -> Policy:
-        return NoopPolicy(waits=waits)
-
-    return make
+    return spec_policies(PolicySpec("noop", waits=waits, fast_path=False))
 
 
 def scripted_policies(script: str | Path, *, profile: str = "phonebuddy-4b") -> PolicyFactory:
@@ -244,14 +267,9 @@ def scripted_policies(script: str | Path, *, profile: str = "phonebuddy-4b") -> 
     `TASK-SEED.txt` wins for that seed. The files are the format `phonebuddy run --policy scripted:FILE`
     reads (one reply a line, `\\n` for line breaks, `#` comments). An episode without a script is an
     error before anything runs: `check_scripts` is called by the CLI with the chosen episodes."""
-    from assistant_core.policies import ScriptedPolicy
+    from phonebuddy.policyspec import PolicySpec
 
-    root = Path(script)
-
-    def make(*, task: Any, params: Any, seed: int, world: Any, language: str) -> Policy:
-        return ScriptedPolicy.from_file(script_for(root, task.id, seed), profile=profile)
-
-    return make
+    return spec_policies(PolicySpec("scripted", script=str(script), model=profile, fast_path=False))
 
 
 def script_for(root: Path, task_id: str, seed: int) -> Path:
@@ -277,15 +295,17 @@ def fast_path_policies(inner: PolicyFactory) -> PolicyFactory:
     """The fast path first (harness.fastpath: tool actions planned from the request, no model), and
     `inner`'s policy for whatever it hands over; `--policy noop --fast-path` measures the fast path alone.
     An episode the fast path did by itself is marked `fast_path` in its result."""
-    from harness.fastpath import FastPathPolicy, FastPlanner
+    from harness.fastpath import FastPlanner
     from harness.phoneworld import SimDevice
     from harness.verify.registry import KindRegistry
+    from phonebuddy.policyspec import PolicyTarget, with_fast_path
 
     planner = FastPlanner(KindRegistry.load())
 
     def make(*, task: Any, params: Any, seed: int, world: Any, language: str) -> Policy:
         fallback = inner(task=task, params=params, seed=seed, world=world, language=language)
-        return FastPathPolicy(planner, fallback=fallback, device=SimDevice(world, screenshots=False), lang=language)
+        return with_fast_path(fallback, PolicyTarget(lang=language, device=SimDevice(world, screenshots=False),
+                                                     planner=planner))
 
     return make
 

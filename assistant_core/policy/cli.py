@@ -132,15 +132,23 @@ def _prompt(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from assistant_core.policy.errors import PolicyUnavailable
-    from assistant_core.policy.factory import make_policy
+    from assistant_core.policy.errors import unavailable
+    from assistant_core.policy.local import LocalPolicy
+    from assistant_core.policy.profiles import get_profile
     from assistant_core.policy.serve import ChatServer
+    from assistant_core.policy.weights import locate_weights
 
     if args.token_file and os.path.lexists(args.token_file):  # said before the model loads (minutes)
         print(f"error: the access token was not written: {args.token_file} already exists (or is a link); the "
               "token is only written to a new file. Remove it or choose another name.", file=sys.stderr)
         return 1
     try:
-        policy = make_policy(args.profile, backend="local", model_dir=args.model_dir, quantization=args.quantization)
+        # The model this computer serves (the runs that use it build a RemotePolicy by phonebuddy.policyspec).
+        profile = get_profile(args.profile)
+        if not profile.runs_locally:
+            raise unavailable("not_local", title=profile.title.en)
+        policy = LocalPolicy(locate_weights(profile, local_dir=args.model_dir), profile=profile,
+                             quantization=args.quantization)
         policy.load(on_progress=lambda p: print(p.message.get(args.lang), file=sys.stderr))
         server = ChatServer(policy, host=args.host, port=args.port, split_reasoning=args.split_reasoning)
     except PolicyUnavailable as error:

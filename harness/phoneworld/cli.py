@@ -194,14 +194,14 @@ def _capture(argv: list[str]) -> int:
         print(_ctext("out", args.lang, out=args.out), file=sys.stderr)
         return EXIT_BAD_INPUT
     from assistant_core.types import DeviceError
-    from harness.adb import open_device
     from harness.adbserver import AdbServerOwner, ServerAddress, server_address
+    from harness.opener import Target, open_phone
     from harness.phoneworld.capture import capture_app, record_caregiver
 
     default = server_address()
     owner = AdbServerOwner(ServerAddress(args.adb_host or default.host, args.adb_port or default.port))
     try:
-        device = open_device(owner.ensure(), args.serial)
+        device = open_phone(Target(False, serial=args.serial), owner=owner).device  # the one device opener (harness.opener)
         try:
             if args.record:
                 result = record_caregiver(device, args.package, args.out, max_seconds=args.max_seconds)

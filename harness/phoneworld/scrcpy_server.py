@@ -44,7 +44,7 @@ from harness.phoneworld.adbd import AdbStream, StreamClosed
 from harness.phoneworld.adbservices import ShellIO
 
 if TYPE_CHECKING:
-    from harness.phoneworld.phone import SimPhone
+    from harness.phoneworld.host import PhoneHost
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ def _bool(options: dict[str, str], key: str, default: bool) -> bool:
 class ScrcpyServer:
     """One run of the server on a SimPhone; `run(io)` blocks until the client leaves or drop_clients()."""
 
-    def __init__(self, phone: SimPhone, *, version: str, options: dict[str, str]):
+    def __init__(self, phone: PhoneHost, *, version: str, options: dict[str, str]):
         self.phone = phone
         self.version = version
         self.options = options

@@ -28,7 +28,7 @@ from harness.phoneworld.vfs import FsError
 
 if TYPE_CHECKING:
     from harness.phoneworld.adbservices import ShellIO
-    from harness.phoneworld.phone import SimPhone
+    from harness.phoneworld.host import PhoneHost
 
 # Packages a user installed (`pm list packages -3`); everything else on the phone came with its system image.
 THIRD_PARTY_PREFIXES = ("com.phoneworld.", "com.android.adbkeyboard")
@@ -53,7 +53,7 @@ def _exception(io: ShellIO, command: str, exc: str) -> int:
 class SysCommands:
     """Per-phone state the package manager and activity manager keep beyond the World."""
 
-    def __init__(self, phone: SimPhone):
+    def __init__(self, phone: PhoneHost):
         self.phone = phone
         self.removed: set[str] = set()  # `pm uninstall` (for user 0): gone from lists, launches fail
         self.disabled: set[str] = set()  # `pm disable-user`

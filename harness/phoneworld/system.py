@@ -24,13 +24,14 @@ from harness.phoneworld.ui import (
 )
 
 if TYPE_CHECKING:
-    from harness.phoneworld.world import Overlay, Screen, World
+    from harness.phoneworld.screen import Overlay, Screen
+    from harness.phoneworld.screen import WorldAPI as World
 
 KEY_ROWS = ("1234567890", "qwertyuiop", "asdfghjkl", "zxcvbnm")
 
 
 def compose(w: World) -> Screen:
-    from harness.phoneworld.world import (
+    from harness.phoneworld.screen import (
         HEIGHT,
         KEYBOARD_H,
         KEYBOARD_PKG,
@@ -163,7 +164,7 @@ def nav_bar(w: World) -> Node:
 
 
 def home(w: World) -> Node:
-    from harness.phoneworld.world import LAUNCHER
+    from harness.phoneworld.screen import LAUNCHER
 
     cells = []
     for pkg, app in w.apps.items():
@@ -401,7 +402,7 @@ def dialog_builder(
 def menu_builder(
     w: World, ov: Overlay, items: list[tuple[str, Callable[[], None]]], y: int
 ) -> Callable[[], Node]:
-    from harness.phoneworld.world import HEIGHT, NAV_H
+    from harness.phoneworld.screen import HEIGHT, NAV_H
 
     def press(handler: Callable[[], None]) -> Callable[[], None]:
         def run() -> None:

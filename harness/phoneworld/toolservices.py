@@ -25,7 +25,7 @@ from harness.phoneworld import amstart
 
 if TYPE_CHECKING:
     from harness.phoneworld.adbservices import ShellIO
-    from harness.phoneworld.phone import SimPhone
+    from harness.phoneworld.host import PhoneHost
 
 DESKCLOCK = "com.android.deskclock"
 SETTINGS = "com.android.settings"
@@ -89,7 +89,7 @@ REQUIRED_PERMISSIONS = {
 }
 
 
-def permission_denial(phone: SimPhone, intent: Any, component: str) -> str | None:
+def permission_denial(phone: PhoneHost, intent: Any, component: str) -> str | None:
     """What `am start` prints on stderr when the shell lacks the handler's permission; None when allowed."""
     needed = REQUIRED_PERMISSIONS.get(intent.action or "")
     if needed is None or needed not in phone.denied_permissions:
@@ -99,7 +99,7 @@ def permission_denial(phone: SimPhone, intent: Any, component: str) -> str | Non
     return f"Security exception: {line}\n\njava.lang.SecurityException: {line}\n"
 
 
-def resolve_activity(phone: SimPhone, args: list[str], io: ShellIO) -> int:
+def resolve_activity(phone: PhoneHost, args: list[str], io: ShellIO) -> int:
     """`cmd package resolve-activity [--brief] -a ACTION [-d DATA] [-c CAT]`: the component that answers."""
     brief = "--brief" in args
     try:
@@ -123,7 +123,7 @@ def _unknown(io: ShellIO, args: list[str]) -> int:
     return 255
 
 
-def service(phone: SimPhone, name: str, args: list[str], io: ShellIO) -> int | None:
+def service(phone: PhoneHost, name: str, args: list[str], io: ShellIO) -> int | None:
     """`cmd NAME ARGS` for the services above; None when this command is not simulated (the caller answers)."""
     if name in SERVICES and name in phone.missing_services:
         io.err(f"cmd: Can't find service: {name}\n")
@@ -173,7 +173,7 @@ def service(phone: SimPhone, name: str, args: list[str], io: ShellIO) -> int | N
     return 0
 
 
-def svc(phone: SimPhone, args: list[str], io: ShellIO) -> int:
+def svc(phone: PhoneHost, args: list[str], io: ShellIO) -> int:
     """`svc wifi|bluetooth enable|disable` (svc bluetooth since Android 12); anything else prints usage."""
     settings = phone.world.apps.get(SETTINGS)
     what, sub = (list(args) + ["", ""])[:2]

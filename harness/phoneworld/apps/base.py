@@ -17,7 +17,7 @@ from harness.phoneworld.records import Route
 from harness.phoneworld.ui import Node, toolbar
 
 if TYPE_CHECKING:
-    from harness.phoneworld.world import World
+    from harness.phoneworld.screen import WorldAPI as World
 
 
 class App:

@@ -147,7 +147,7 @@ class CapturedApp(App):
         return bool(screen and screen.get("secure"))
 
     def build(self, route: Route) -> Node:
-        from harness.phoneworld.world import HEIGHT, NAV_H, STATUS_H, WIDTH
+        from harness.phoneworld.screen import HEIGHT, NAV_H, STATUS_H, WIDTH
 
         screen = self.screens.get(route.screen) or self.screens[self.start.screen]
         if route.screen not in self.state.visited:  # type: ignore[attr-defined]

@@ -125,7 +125,7 @@ class FilesApp(App):
         self.home_to("folder", f.folder)
 
     def share(self, fid: str) -> None:
-        from harness.phoneworld.world import SharePayload
+        from harness.phoneworld.screen import SharePayload
 
         f = self.file(fid)
         if f is None:

@@ -122,7 +122,7 @@ class GalleryApp(App):
         self.home_to()
 
     def share(self, pid: str) -> None:
-        from harness.phoneworld.world import SharePayload
+        from harness.phoneworld.screen import SharePayload
 
         p = self.photo(pid)
         if p is not None:

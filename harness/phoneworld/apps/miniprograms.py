@@ -24,14 +24,27 @@ slot is no longer offered.
 
 from __future__ import annotations
 
-import datetime as dt
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from assistant_core.i18n import Catalog, Text
+from assistant_core.i18n import Text
 from harness.phoneworld.apps.calendar import parse_date
 from harness.phoneworld.apps.forms import PersonalDraft, missing_message, personal_fields, submission
+from harness.phoneworld.apps.mini_base import (
+    CAT,
+    CITIES,
+    HOTEL_NAMES,
+    RESTAURANTS,
+)
+from harness.phoneworld.apps.mini_base import MiniProgram as _Mini
+from harness.phoneworld.apps.mini_hospital import (
+    Department,
+    Doctor,
+    HospitalMini,
+    HospitalState,
+    Registration,
+    make_hospital_state,
+)
 from harness.phoneworld.records import PersonalField, SensitiveKind
 from harness.phoneworld.ui import (
     FieldBind,
@@ -46,112 +59,6 @@ from harness.phoneworld.ui import (
     title,
     vlist,
 )
-
-if TYPE_CHECKING:
-    from harness.phoneworld.apps.chat import ChatApp
-
-CAT = Catalog(
-    "phoneworld.mini",
-    {
-        "hotel": ("Hotel booking", "酒店预订"),
-        "food": ("Food delivery", "外卖点餐"),
-        "hospital": ("Hospital registration", "医院挂号"),
-        "city": ("City", "城市"),
-        "any_city": ("Any city", "不限城市"),
-        "checkin": ("Check-in date (YYYY-MM-DD)", "入住日期（年-月-日）"),
-        "budget": ("Max price per night (¥)", "每晚最高价格（元）"),
-        "nights": ("Nights", "入住晚数"),
-        "search": ("Search hotels", "搜索酒店"),
-        "sort_price": ("Sort by price", "按价格排序"),
-        "sort_rating": ("Sort by rating", "按评分排序"),
-        "per_night": ("¥{price:.0f} per night · rating {rating}", "每晚 ¥{price:.0f} · 评分 {rating}"),
-        "no_hotels": ("No hotels match", "没有符合条件的酒店"),
-        "book": ("Book", "预订"),
-        "guest": ("Guest name", "入住人姓名"),
-        "pay": ("Pay ¥{amount:.2f}", "支付 ¥{amount:.2f}"),
-        "booked": ("Booked: {name}", "已预订：{name}"),
-        "bad_date": ("Enter a date like 2026-03-05", "请输入日期，例如 2026-03-05"),
-        "bad_budget": ("Enter the budget as a number", "请输入数字预算"),
-        "filters": ("Filters: {city}, up to ¥{budget}", "筛选：{city}，最高 ¥{budget}"),
-        "no_filter": ("No filters applied", "未应用筛选"),
-        "menu": ("Menu", "菜单"),
-        "add": ("Add", "加入"),
-        "cart": ("Cart: {n} items, ¥{amount:.2f}", "购物车：{n} 件，¥{amount:.2f}"),
-        "checkout": ("Checkout", "去结算"),
-        "address": ("Delivery address", "送餐地址"),
-        "note": ("Note for the restaurant", "给商家的备注"),
-        "ordered": ("Order placed", "下单成功"),
-        "empty_cart": ("The cart is empty", "购物车是空的"),
-        "departments": ("Departments", "科室"),
-        "doctors": ("Doctors", "医生"),
-        "slots": ("Available times", "可预约时间"),
-        "fee": ("Registration fee ¥{fee:.0f}", "挂号费 ¥{fee:.0f}"),
-        "patient": ("Patient name", "就诊人姓名"),
-        "confirm": ("Confirm registration", "确认挂号"),
-        "registered": ("Registered: {doctor}, {slot}", "挂号成功：{doctor}，{slot}"),
-        "no_slots": ("No times left", "没有可预约的时间"),
-        "clear": ("Clear cart", "清空购物车"),
-    },
-)
-
-CITIES: dict[str, Text] = {
-    "beijing": Text("Beijing", "北京"),
-    "shanghai": Text("Shanghai", "上海"),
-    "hangzhou": Text("Hangzhou", "杭州"),
-    "chengdu": Text("Chengdu", "成都"),
-}
-HOTEL_NAMES = (
-    Text("Lotus Inn", "莲花客栈"),
-    Text("Grand Plaza Hotel", "君悦广场酒店"),
-    Text("Riverside Hotel", "江畔酒店"),
-    Text("Garden Hostel", "花园青年旅舍"),
-    Text("Panda Suites", "熊猫套房酒店"),
-    Text("Silk Road Hotel", "丝路酒店"),
-)
-RESTAURANTS = (
-    (
-        Text("Noodle House", "面馆"),
-        (
-            (Text("Beef noodles", "牛肉面"), 28.0),
-            (Text("Dumplings (12)", "饺子（12 个）"), 22.0),
-            (Text("Cucumber salad", "拍黄瓜"), 12.0),
-        ),
-    ),
-    (
-        Text("Congee Corner", "粥铺"),
-        (
-            (Text("Millet congee", "小米粥"), 9.0),
-            (Text("Steamed buns (4)", "包子（4 个）"), 14.0),
-            (Text("Tea eggs (2)", "茶叶蛋（2 个）"), 6.0),
-        ),
-    ),
-    (
-        Text("Sichuan Kitchen", "川菜馆"),
-        (
-            (Text("Mapo tofu", "麻婆豆腐"), 32.0),
-            (Text("Kung pao chicken", "宫保鸡丁"), 38.0),
-            (Text("Steamed rice", "米饭"), 3.0),
-        ),
-    ),
-)
-DEPARTMENTS = (
-    (Text("Cardiology", "心内科"), (Text("Dr. Wang", "王医生"), Text("Dr. Li", "李医生"))),
-    (Text("Ophthalmology", "眼科"), (Text("Dr. Zhao", "赵医生"), Text("Dr. Chen", "陈医生"))),
-    (Text("Orthopedics", "骨科"), (Text("Dr. Sun", "孙医生"), Text("Dr. Zhou", "周医生"))),
-    (Text("General medicine", "全科"), (Text("Dr. Liu", "刘医生"), Text("Dr. Huang", "黄医生"))),
-)
-TITLES = (Text("Chief physician", "主任医师"), Text("Attending physician", "主治医师"))
-
-
-class _Mini:
-    """What the three mini-programs share: their host app (Chat) and their bilingual strings."""
-
-    def __init__(self, app: ChatApp):
-        self.app = app
-
-    def t(self, key: str, **kw: object) -> str:
-        return CAT.get(key, self.app.lang, **kw)
-
 
 # --- hotel ----------------------------------------------------------------------------------------
 
@@ -626,197 +533,8 @@ class FoodMini(_Mini):
         return run
 
 
-# --- hospital ---------------------------------------------------------------------------------------
-
-
-@dataclass
-class Doctor:
-    id: str
-    name: Text
-    title: Text
-    fee: float
-    slots: list[str]
-
-
-@dataclass
-class Department:
-    id: str
-    name: Text
-    doctors: list[Doctor]
-
-
-@dataclass(frozen=True)
-class Registration:
-    id: str
-    department: str
-    doctor: str
-    slot: str
-    patient: str
-    fee: float
-    personal: tuple[PersonalField, ...]
-
-
-@dataclass
-class HospitalState:
-    departments: list[Department] = field(default_factory=list)
-    doctor: str = ""
-    slot: str = ""
-    f_patient: str = ""
-    personal: PersonalDraft = field(default_factory=PersonalDraft)
-    registrations: list[Registration] = field(default_factory=list)
-    next_id: int = 1
-
-
-def make_hospital_state(rng: random.Random, today: dt.date) -> HospitalState:
-    deps = []
-    for i, (name, docs) in enumerate(DEPARTMENTS):
-        doctors = []
-        for j, dn in enumerate(docs):
-            slots = set()
-            while len(slots) < 4:
-                day = today + dt.timedelta(days=rng.randint(1, 5))
-                slots.add(f"{day.isoformat()} {rng.choice(['08:30', '09:00', '10:00', '14:00', '15:30'])}")
-            doctors.append(Doctor(f"d{i}{j}", dn, TITLES[j % 2], 50.0 if j % 2 == 0 else 20.0, sorted(slots)))
-        deps.append(Department(f"dep{i}", name, doctors))
-    return HospitalState(departments=deps)
-
-
-class HospitalMini(_Mini):
-    @property
-    def s(self) -> HospitalState:
-        return self.app.s.hospital
-
-    def doctor(self, did: str) -> tuple[Department, Doctor] | None:
-        for dep in self.s.departments:
-            for d in dep.doctors:
-                if d.id == did:
-                    return dep, d
-        return None
-
-    def confirm(self) -> None:
-        s = self.s
-        found = self.doctor(s.doctor)
-        if found is None or not s.slot:
-            return
-        if not s.f_patient.strip():
-            self.app.world.toast(missing_message([self.t("patient")], self.app.lang))
-            return
-        dep, doc = found
-        slot = s.slot
-        rid = f"R{s.next_id}"
-
-        def paid() -> None:
-            w = self.app.world
-            s.registrations.append(
-                Registration(rid, dep.id, doc.id, slot, s.f_patient.strip(), doc.fee, s.personal.filled())
-            )
-            s.next_id += 1
-            if slot in doc.slots:
-                doc.slots.remove(slot)
-            w.record(
-                SensitiveKind.BOOKING,
-                self.app.package,
-                target=doc.id,
-                amount=doc.fee,
-                program="hospital",
-                slot=slot,
-            )
-            w.submit_form(
-                submission(
-                    self.app.package,
-                    "hospital_registration",
-                    {"patient": s.f_patient.strip(), "doctor": doc.id, "slot": slot},
-                    s.personal,
-                    w.steps,
-                )
-            )
-            s.f_patient = ""
-            s.personal.clear()
-            w.toast(self.t("registered", doctor=doc.name.get(self.app.lang), slot=slot))
-            self.app.replace("hospital")
-
-        self.app.world.apps["com.phoneworld.wallet"].request_payment(
-            self.app.package, dep.name.get(self.app.lang), doc.fee, rid, paid
-        )
-
-    def build(self, screen: str, arg: str) -> Node:
-        a = self.app
-        s = self.s
-        if screen == "hospital_dept":
-            dep = next((d for d in s.departments if d.id == arg), None)
-            if dep is None:
-                return column(a.bar(self.t("hospital")))
-            rows = [
-                item(
-                    f"{d.name.get(a.lang)} · {d.title.get(a.lang)}",
-                    self.t("fee", fee=d.fee),
-                    self._doc(d.id),
-                    rid=a.rid("doctor"),
-                )
-                for d in dep.doctors
-            ]
-            return column(
-                a.bar(dep.name.get(a.lang)),
-                label(self.t("doctors"), style=Style.MUTED),
-                vlist(rows, scroll_key="doctors"),
-            )
-        if screen == "hospital_doctor":
-            found = self.doctor(arg)
-            if found is None:
-                return column(a.bar(self.t("hospital")))
-            dep, doc = found
-            rows = [button(slot, self._slot(doc.id, slot), rid=a.rid("slot")) for slot in doc.slots]
-            if not rows:
-                rows.append(label(self.t("no_slots"), style=Style.MUTED))
-            return column(
-                a.bar(doc.name.get(a.lang)),
-                label(f"{dep.name.get(a.lang)} · {doc.title.get(a.lang)}"),
-                label(self.t("fee", fee=doc.fee)),
-                label(self.t("slots"), style=Style.MUTED),
-                vlist(rows, scroll_key="slots"),
-            )
-        if screen == "hospital_form":
-            found = self.doctor(s.doctor)
-            if found is None:
-                return column(a.bar(self.t("hospital")))
-            dep, doc = found
-            fields = [
-                title(f"{dep.name.get(a.lang)} · {doc.name.get(a.lang)}"),
-                label(s.slot, rid=a.rid("chosen_slot")),
-                label(self.t("fee", fee=doc.fee)),
-                text_field(FieldBind(s, "f_patient"), self.t("patient"), a.rid("patient_name")),
-                *personal_fields(s.personal, a.lang, a.rid("hospital_")),
-            ]
-            return column(
-                a.bar(self.t("confirm")),
-                vlist(fields, scroll_key="hospital_form"),
-                button(self.t("confirm"), self.confirm, style=Style.PRIMARY, rid=a.rid("hospital_confirm")),
-            )
-        rows = [
-            item(
-                d.name.get(a.lang),
-                ", ".join(doc.name.get(a.lang) for doc in d.doctors),
-                self._dep(d.id),
-                rid=a.rid("department"),
-            )
-            for d in s.departments
-        ]
-        return column(
-            a.bar(self.t("hospital")),
-            label(self.t("departments"), style=Style.MUTED),
-            vlist(rows, scroll_key="departments"),
-        )
-
-    def _dep(self, did: str):
-        return lambda: self.app.go("hospital_dept", did)
-
-    def _doc(self, did: str):
-        return lambda: self.app.go("hospital_doctor", did)
-
-    def _slot(self, did: str, slot: str):
-        def run() -> None:
-            self.s.doctor = did
-            self.s.slot = slot
-            self.app.go("hospital_form", did)
-
-        return run
+__all__ = [  # hotel and food here; the hospital (mini_hospital) and the strings (mini_base) re-exported
+    "CAT", "Department", "Dish", "Doctor", "FoodLine", "FoodMini", "FoodOrder", "FoodState", "HospitalMini",
+    "HospitalState", "Hotel", "HotelBooking", "HotelFilter", "HotelMini", "HotelState", "Registration",
+    "Restaurant", "make_food_state", "make_hospital_state", "make_hotel_state",
+]

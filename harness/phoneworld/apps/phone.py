@@ -171,7 +171,7 @@ class PhoneApp(App):
         self.world.toast(self.t("exported"))
 
     def share_contact(self, cid: str) -> None:
-        from harness.phoneworld.world import SharePayload
+        from harness.phoneworld.screen import SharePayload
 
         c = self.contact(cid)
         if c is None:

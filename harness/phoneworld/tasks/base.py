@@ -76,18 +76,6 @@ class HeldOutTaskError(UnknownTaskError):
         )
 
 
-def refuse_heldout(tasks: Any, what: str) -> None:
-    """Raise HeldOutTaskError if any of `tasks` (Task objects or ids) is held out; `what` names the user."""
-    from harness.phoneworld.tasks import registry
-
-    for task in tasks if isinstance(tasks, (list, tuple, set, frozenset)) else [tasks]:
-        task_id = task if isinstance(task, str) else getattr(task, "id", "")
-        if getattr(task, "heldout", False) or task_id in {t.id for t in registry.HELDOUT}:
-            err = HeldOutTaskError(task_id)
-            err.args = (f"{what} refuses {task_id!r}: {err.args[0]}",)
-            raise err
-
-
 class Task(ABC):
     """One task template. Subclasses set the class attributes and implement the methods."""
 

@@ -27,7 +27,7 @@ CITY_KEYS = ("beijing", "shanghai", "hangzhou", "chengdu")
 
 
 def city_name(key: str) -> Text:
-    from harness.phoneworld.apps.miniprograms import CITIES
+    from harness.phoneworld.apps.mini_base import CITIES
 
     return CITIES[key]
 
@@ -215,7 +215,7 @@ NOTES = (Text("No chili, please", "不要辣"), Text("Ring the bell twice", "按
 
 
 def restaurants() -> tuple:
-    from harness.phoneworld.apps.miniprograms import RESTAURANTS
+    from harness.phoneworld.apps.mini_base import RESTAURANTS
 
     return RESTAURANTS
 
@@ -418,7 +418,7 @@ TIMES = ("08:30", "09:00", "10:00", "14:00", "15:30")
 
 
 def departments() -> tuple:
-    from harness.phoneworld.apps.miniprograms import DEPARTMENTS
+    from harness.phoneworld.apps.mini_base import DEPARTMENTS
 
     return DEPARTMENTS
 

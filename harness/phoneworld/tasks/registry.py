@@ -14,6 +14,7 @@ evaluation (`phonebuddy train eval --split heldout`) reaches them, through `get_
 from __future__ import annotations
 
 import difflib
+from typing import Any
 
 from harness.phoneworld.tasks import (
     cross_app,
@@ -93,3 +94,13 @@ def get(task_id: str) -> Task:
 def by_category(category: TaskCategory | str) -> tuple[Task, ...]:
     category = TaskCategory(category)
     return tuple(t for t in TASKS if t.category is category)
+
+
+def refuse_heldout(tasks: Any, what: str) -> None:
+    """Raise HeldOutTaskError if any of `tasks` (Task objects or ids) is held out; `what` names the user."""
+    for task in tasks if isinstance(tasks, (list, tuple, set, frozenset)) else [tasks]:
+        task_id = task if isinstance(task, str) else getattr(task, "id", "")
+        if getattr(task, "heldout", False) or task_id in {t.id for t in HELDOUT}:
+            err = HeldOutTaskError(task_id)
+            err.args = (f"{what} refuses {task_id!r}: {err.args[0]}",)
+            raise err

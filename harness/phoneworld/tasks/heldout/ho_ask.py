@@ -44,7 +44,7 @@ class _Ask(Task):
         raise NotImplementedError
 
     def simulated_user(self, world: Any, params: Any, lang: str) -> Any:
-        from harness.phoneworld.oracle import ScriptedUser  # the oracle imports the tasks: load it late
+        from harness.phoneworld.simuser import ScriptedUser
 
         return ScriptedUser(world, self.script(params), lang)
 
