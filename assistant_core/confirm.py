@@ -17,8 +17,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from assistant_core.gatewords import Category, category_phrase, context_labels, target_words
 from assistant_core.i18n import Catalog, Text
-from assistant_core.safety import Category, category_phrase, visible_text
+from assistant_core.textcheck import visible_text
 from assistant_core.types import Action, ActionKind, ConfirmAnswer, Decision, Observation, UIElement
 
 MSG = Catalog(
@@ -132,8 +133,6 @@ def build_request(
     typed: str = "",
 ) -> ConfirmationRequest:
     """Read the request back from the action, the gate's decision and the screen's short labels."""
-    from assistant_core.safety import context_labels
-
     raw_category = decision.details.get("category")
     category = Category(raw_category) if raw_category else None
     target_el: UIElement | None = observation.element_at(*action.point) if action.point is not None else None
@@ -178,8 +177,6 @@ def build_request(
 
 def target_words_only(observation: Observation, target: UIElement) -> str:
     """The labels inside a target that has none of its own (a list row)."""
-    from assistant_core.safety import target_words
-
     own = target.text or target.content_desc
     return own or target_words(observation, target).replace(target.resource_id.rsplit("/", 1)[-1].replace("_", " "), "").strip()
 

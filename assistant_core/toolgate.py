@@ -33,8 +33,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from assistant_core.gatewords import MSG as GATE
+from assistant_core.gatewords import Category, Rule, action_signature, category_phrase
 from assistant_core.i18n import Catalog, Text
-from assistant_core.safety import text_secret, visible_text
+from assistant_core.textcheck import text_secret, visible_text
 from assistant_core.types import Action, ActionKind, Decision, Observation, Query, Setting, Verdict
 
 MSG = Catalog(
@@ -173,16 +175,6 @@ def handler_for(action: Action, context: object) -> str | None:
 
 def check_tool(action: Action, observation: Observation, context: object) -> Decision:
     """ALLOW / CONFIRM / DENY for one tool action (see the module docstring)."""
-    from assistant_core.safety import (
-        MSG as GATE,
-    )
-    from assistant_core.safety import (
-        Category,
-        Rule,
-        action_signature,
-        category_phrase,
-    )
-
     def decide(verdict: Verdict, rule: str, reason: Text, **details: object) -> Decision:
         return Decision(verdict, str(rule), reason, {"tool": str(action.kind), **details})
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assistant_core.i18n import Catalog, Text
-from assistant_core.safety import visible_text
+from assistant_core.textcheck import visible_text
 from assistant_core.types import Action, ActionKind, DeviceError, Query, Setting, UIElement
 
 log = logging.getLogger(__name__)
@@ -406,7 +406,7 @@ def _find(runner: Runner, done: list[str], label: re.Pattern[str], action: Actio
 def _screen(runner: Runner, done: list[str], action: Action) -> tuple[UIElement, ...]:
     from xml.etree.ElementTree import ParseError
 
-    from harness.adb import parse_ui_xml
+    from harness.screenparse import parse_ui_xml
 
     _read(runner, f"rm -f {UI_DUMP}", done, action)
     text = _run(runner, f"uiautomator dump {UI_DUMP} >/dev/null && cat {UI_DUMP}", done).out
