@@ -20,6 +20,7 @@ from typing import Protocol, runtime_checkable
 from assistant_core.gatewords import Category, category_phrase, context_labels, target_words
 from assistant_core.i18n import Catalog, Text
 from assistant_core.textcheck import visible_text
+from assistant_core.toolbox import TOOLS
 from assistant_core.types import Action, ActionKind, ConfirmAnswer, Decision, Observation, UIElement
 
 MSG = Catalog(
@@ -160,7 +161,9 @@ def build_request(
         whom_said = said if isinstance(said, Text) else None
         whom = whom_said.en if whom_said is not None else (action.number or "")
         typed = str(decision.details.get("say_text", action.text or "")) if action.kind is ActionKind.SEND_TEXT else ""
-        what = decision.details.get("say_what") or what  # type: ignore[assignment]
+        # What the tool will do, as its spec reads it back (assistant_core.toolbox); the gate's own words
+        # for a switch that can cut the connection come first.
+        what = decision.details.get("say_what") or TOOLS[action.kind.value].read_back(action)  # type: ignore[assignment]
         app = str(decision.details.get("app") or app)
         return ConfirmationRequest(action=action, decision=decision, category=category, app=app, what=what,
                                    to_whom=whom, typed=typed, whom_said=whom_said,

@@ -45,6 +45,8 @@ from typing import Any
 
 from assistant_core.errors import PolicyOutputError
 from assistant_core.policy.profiles import ModelProfile, get_profile
+from assistant_core.toolbox import TOOLS
+from assistant_core.toolspec import ALIASES
 from assistant_core.types import Action, ActionError, ActionKind, Button
 
 MAX_WAIT_MS = 60_000
@@ -101,17 +103,11 @@ TOOL_ALIASES: dict[str, str] = {
     "takeover": "call_user", "request_user": "call_user",
     "finish": "finish", "answer": "finish", "terminate": "finish", "done": "finish", "complete": "finish",
     "status": "finish", "stop": "finish",
-    # Tool actions (harness.tools): for profiles whose prompt offers them, and replies that use them anyway
-    # (the gate judges them like taps).
-    "call": "call", "phone_call": "call", "make_call": "call", "dial_number": "call",
-    "send_text": "send_text", "send_sms": "send_text", "sms": "send_text", "send_message": "send_text",
-    "set_alarm": "set_alarm", "create_alarm": "set_alarm",
-    "set_timer": "set_timer", "start_timer": "set_timer",
-    "set_setting": "set_setting", "toggle_setting": "set_setting", "change_setting": "set_setting",
-    "open_link": "open_link", "open_url": "open_link",
-    "query": "query", "ask_phone": "query", "read_phone": "query",
 }
-TOOL_ACTIONS = ("call", "send_text", "set_alarm", "set_timer", "set_setting", "open_link", "query")
+# Tool actions, from the tool registry (assistant_core.toolbox): for profiles whose prompt offers them, and
+# replies that use them anyway (the gate judges them like taps).
+TOOL_ALIASES.update(ALIASES)
+TOOL_ACTIONS = tuple(TOOLS)
 KNOWN_TOOLS = (
     "click", "double_click", "long_press", "type", "scroll", "drag", "button_press", "open_app",
     "close_app", "wait", "output", "call_user", "finish",
@@ -608,35 +604,22 @@ def _tool_action(name: str, args: Mapping[str, Any], grid: _Grid, *, seconds: bo
 
 
 def _tool_call_action(tool: str, args: Mapping[str, Any]) -> Action:
-    """A tool action from its arguments, validated like every Action (a bad one is a PolicyOutputError)."""
+    """A tool action from its arguments, as its ToolSpec names them (assistant_core.toolbox), validated like
+    every Action (a bad one is a PolicyOutputError). Only the spec's own fields are kept."""
+    spec = TOOLS[tool]
     fields: dict[str, Any] = {"kind": tool}
-    for name, keys in (("number", ("number", "phone", "phone_number", "to")), ("contact", ("contact", "name", "recipient")),
-                       ("text", ("text", "message", "body", "label", "content")), ("clock", ("time", "clock", "at")),
-                       ("setting", ("setting", "name", "key")), ("value", ("value", "state", "level", "on")),
-                       ("query", ("query", "what", "item")), ("url", ("url", "link", "address"))):
-        value = _text(args, keys)
-        if value is not None and str(value).strip():
-            fields[name] = str(value).strip()
-    if tool in ("call", "send_text") and "number" not in fields and "contact" in fields \
+    for item in spec.inputs:
+        value = _text(args, item.keys)
+        if value is not None and str(value).strip() and item.field not in fields:
+            fields[item.field] = str(value).strip()
+    if "number" in spec.fields and "number" not in fields and "contact" in fields \
             and re.fullmatch(r"\+?[\d\s\-()]{3,}", fields["contact"]):
         fields["number"] = fields.pop("contact")
-    if tool == "set_setting" and isinstance(args.get("on"), bool):
-        fields["value"] = "on" if args["on"] else "off"
-    if tool == "set_timer":
-        seconds = args.get("seconds", args.get("duration", args.get("length")))
-        minutes = args.get("minutes")
+    if spec.convert is not None:
         try:
-            total = float(seconds) if seconds is not None else float(minutes) * 60 if minutes is not None else 0.0
-        except (TypeError, ValueError):
-            raise PolicyOutputError('set_timer needs "seconds" (or "minutes") as a number') from None
-        fields["duration_ms"] = int(total * 1000)
-    if tool not in ("send_text", "set_alarm"):  # words only for a text's body or an alarm's label
-        fields.pop("text", None)
-    if tool not in ("call", "send_text", "query"):
-        fields.pop("contact", None)
-    if tool != "set_setting":
-        fields.pop("setting", None)
-        fields.pop("value", None)
+            fields.update(spec.convert(args))
+        except ValueError as error:
+            raise PolicyOutputError(str(error)) from None
     return _build(Action.from_dict, fields)
 
 
