@@ -26,6 +26,11 @@ android.provider.AlarmClock / android.content.Intent reference):
 | query screen | `uiautomator dump` + `cat` | API 16+ (uiautomator) | — (the screenshot) |
 | query messages | `content query --uri content://sms --projection address:body:date:type` | the SMS provider since API 19 (Telephony.Sms); READ_SMS is held by the shell | GUI: open the thread |
 | query battery / time / next_alarm / wifi_network | `dumpsys battery` / `date +%s` / `dumpsys alarm` / `dumpsys wifi` | all versions | — |
+| ringer_mode | `settings get global mode_ringer` (0 silent, 1 vibrate, 2 normal: AudioService persists AudioManager's ringer mode in Settings.Global.MODE_RINGER) | all versions | — (said as unreadable) |
+
+Each tool's core half (name, description, inputs, gate rule, read-back) is its ToolSpec in
+assistant_core/toolbox.py; its shell path and outcome check are attached here once with `shell_tool`, and
+`check_registry()` refuses a tool missing either half.
 
 A tool reports what it read or did (`ToolResult`), or raises `ToolRefused` when the phone says no (a
 missing app, a permission, a service this Android version lacks): the caller then hands the same goal
