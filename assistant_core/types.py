@@ -1,6 +1,8 @@
 """The contracts between the parts: Action, Observation, UIElement, Proposal, Decision, Step, and the
-Device and Policy protocols. Light on purpose: this module imports only the standard library (Pillow
-images pass through as opaque objects), so anything may depend on it.
+Device and Policy protocols. Light on purpose: this module imports only the standard library, `i18n` and
+the tool registry (`toolspec`, `toolbox`, which import nothing else of the project; Pillow images pass
+through as opaque objects), so anything may depend on it. The tool action kinds are not listed here:
+`ActionKind` has one per registered ToolSpec, and a tool's own field rules are its spec's `validate`.
 
 Coordinates are always device pixels here. Models speak other grids (PhoneBuddy's 0-1000); the policy
 parser converts before an Action is built.
