@@ -17,8 +17,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
+from assistant_core.gatewords import Category, category_phrase, context_labels, target_words
 from assistant_core.i18n import Catalog, Text
-from assistant_core.safety import Category, category_phrase, visible_text
+from assistant_core.textcheck import visible_text
+from assistant_core.toolbox import TOOLS
 from assistant_core.types import Action, ActionKind, ConfirmAnswer, Decision, Observation, UIElement
 
 MSG = Catalog(
@@ -132,8 +134,6 @@ def build_request(
     typed: str = "",
 ) -> ConfirmationRequest:
     """Read the request back from the action, the gate's decision and the screen's short labels."""
-    from assistant_core.safety import context_labels
-
     raw_category = decision.details.get("category")
     category = Category(raw_category) if raw_category else None
     target_el: UIElement | None = observation.element_at(*action.point) if action.point is not None else None
@@ -161,7 +161,9 @@ def build_request(
         whom_said = said if isinstance(said, Text) else None
         whom = whom_said.en if whom_said is not None else (action.number or "")
         typed = str(decision.details.get("say_text", action.text or "")) if action.kind is ActionKind.SEND_TEXT else ""
-        what = decision.details.get("say_what") or what  # type: ignore[assignment]
+        # What the tool will do, as its spec reads it back (assistant_core.toolbox); the gate's own words
+        # for a switch that can cut the connection come first.
+        what = decision.details.get("say_what") or TOOLS[action.kind.value].read_back(action)  # type: ignore[assignment]
         app = str(decision.details.get("app") or app)
         return ConfirmationRequest(action=action, decision=decision, category=category, app=app, what=what,
                                    to_whom=whom, typed=typed, whom_said=whom_said,
@@ -178,8 +180,6 @@ def build_request(
 
 def target_words_only(observation: Observation, target: UIElement) -> str:
     """The labels inside a target that has none of its own (a list row)."""
-    from assistant_core.safety import target_words
-
     own = target.text or target.content_desc
     return own or target_words(observation, target).replace(target.resource_id.rsplit("/", 1)[-1].replace("_", " "), "").strip()
 

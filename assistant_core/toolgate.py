@@ -33,9 +33,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from assistant_core.gatewords import MSG as GATE
+from assistant_core.gatewords import Category, Rule, action_signature, category_phrase
 from assistant_core.i18n import Catalog, Text
-from assistant_core.safety import text_secret, visible_text
-from assistant_core.types import Action, ActionKind, Decision, Observation, Query, Setting, Verdict
+from assistant_core.textcheck import text_secret, visible_text
+from assistant_core.toolbox import TOOLS
+from assistant_core.types import Action, ActionKind, Decision, Observation, Setting, Verdict
 
 MSG = Catalog(
     "toolgate",
@@ -69,20 +72,9 @@ MSG = Catalog(
     },
 )
 
-# The apps that answer each tool's intent on common phones (AOSP, Google, Samsung, Xiaomi, Huawei/Honor,
-# OPPO/OnePlus/realme, vivo), in the order a phone's default usually is.
-HANDLERS: dict[ActionKind, tuple[str, ...]] = {
-    ActionKind.CALL: ("com.android.dialer", "com.google.android.dialer", "com.samsung.android.dialer",
-                      "com.android.incallui", "com.android.contacts", "com.huawei.contacts"),
-    ActionKind.SEND_TEXT: ("com.android.messaging", "com.google.android.apps.messaging",
-                           "com.samsung.android.messaging", "com.android.mms"),
-    ActionKind.SET_ALARM: ("com.android.deskclock", "com.google.android.deskclock", "com.sec.android.app.clockpackage",
-                           "com.android.alarmclock", "com.huawei.deskclock", "com.coloros.alarmclock"),
-    ActionKind.OPEN_LINK: ("com.android.browser", "com.android.chrome", "org.chromium.chrome",
-                           "com.sec.android.app.sbrowser", "com.huawei.browser", "com.heytap.browser"),
-}
-HANDLERS[ActionKind.SET_TIMER] = HANDLERS[ActionKind.SET_ALARM]
-QUERY_HANDLERS: dict[Query, tuple[str, ...]] = {Query.MESSAGES: HANDLERS[ActionKind.SEND_TEXT]}
+# The apps that answer each tool's intent, from each tool's GateRule (assistant_core.toolbox).
+HANDLERS: dict[ActionKind, tuple[str, ...]] = {ActionKind(name): spec.gate.handlers for name, spec in TOOLS.items()
+                                               if spec.gate.handlers and not callable(spec.gate.handlers)}
 
 
 SETTINGS_PACKAGES = ("com.android.settings",)
@@ -161,10 +153,7 @@ def recipient_readback(number: str, name: str, contacts: Mapping[str, tuple[str,
 def handler_for(action: Action, context: object) -> str | None:
     """The package that will handle this tool on this phone (first known handler installed); None when
     none is installed. Settings and most queries need no app beyond the phone's own shell ("")."""
-    if action.kind is ActionKind.QUERY:
-        candidates = QUERY_HANDLERS.get(action.query)  # type: ignore[arg-type]
-    else:
-        candidates = HANDLERS.get(action.kind)
+    candidates = TOOLS[action.kind.value].gate.candidates(action)
     if candidates is None:
         return ""
     installed = getattr(context, "app_labels", {}) or {}
@@ -173,16 +162,6 @@ def handler_for(action: Action, context: object) -> str | None:
 
 def check_tool(action: Action, observation: Observation, context: object) -> Decision:
     """ALLOW / CONFIRM / DENY for one tool action (see the module docstring)."""
-    from assistant_core.safety import (
-        MSG as GATE,
-    )
-    from assistant_core.safety import (
-        Category,
-        Rule,
-        action_signature,
-        category_phrase,
-    )
-
     def decide(verdict: Verdict, rule: str, reason: Text, **details: object) -> Decision:
         return Decision(verdict, str(rule), reason, {"tool": str(action.kind), **details})
 
@@ -198,10 +177,11 @@ def check_tool(action: Action, observation: Observation, context: object) -> Dec
         return decide(Verdict.DENY, Rule.DENY_APP_NOT_ALLOWED, GATE["app_not_allowed"].format(app=app), package=handler)
     app = context.label_of(handler) if handler else MSG["shade"].get(getattr(context, "lang", "en"))  # type: ignore[attr-defined]
     always = getattr(context, "always_confirm", frozenset())
-    if action.kind in (ActionKind.CALL, ActionKind.SEND_TEXT):
-        category = Category.CALL if action.kind is ActionKind.CALL else Category.SEND
-        if action.kind is ActionKind.SEND_TEXT and text_secret(action.text or "", observation):
-            return decide(Verdict.DENY, Rule.HANDOVER_SECRET_FIELD, MSG["secret_text"])
+    rule = TOOLS[action.kind.value].gate
+    if rule.secret_text and text_secret(action.text or "", observation):
+        return decide(Verdict.DENY, Rule.HANDOVER_SECRET_FIELD, MSG["secret_text"])
+    if rule.confirm is not None:
+        category = Category(rule.confirm)
         what = category_phrase(category)
         reason = Text(MSG["tool_confirm"].en.format(what=what.en, app=app),
                       MSG["tool_confirm"].zh.format(what=what.zh, app=app))
@@ -209,7 +189,7 @@ def check_tool(action: Action, observation: Observation, context: object) -> Dec
         extra = {"say_text": visible_text(action.text or "")} if action.kind is ActionKind.SEND_TEXT else {}
         return decide(Verdict.CONFIRM, "confirm.tool", reason, category=category, app=app, package=handler,
                       target="", say_whom=whom, **extra)
-    if action.kind is ActionKind.QUERY:
+    if rule.read_only:
         return decide(Verdict.ALLOW, "allow.read_only", MSG["read_only"], package=handler, app=app)
     cut = cuts_connection(action, context)
     if cut is not None:
@@ -222,7 +202,7 @@ def check_tool(action: Action, observation: Observation, context: object) -> Dec
         return decide(Verdict.CONFIRM, "confirm.cuts_connection", MSG["cuts_link"], category=Category.SETTINGS_CHANGE,
                       app=context.label_of(settings_app), package=settings_app, target="",  # type: ignore[attr-defined]
                       say_what=MSG[cut])
-    caregiver = {ActionKind.SET_SETTING: Category.SETTINGS_CHANGE, ActionKind.OPEN_LINK: Category.APP_LAUNCH}.get(action.kind)
+    caregiver = Category(rule.caregiver) if rule.caregiver else None
     if caregiver is not None and caregiver in always:
         what = category_phrase(caregiver)
         reason = Text(GATE["confirm_caregiver"].en.format(what=what.en), GATE["confirm_caregiver"].zh.format(what=what.zh))

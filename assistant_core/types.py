@@ -1,6 +1,8 @@
 """The contracts between the parts: Action, Observation, UIElement, Proposal, Decision, Step, and the
-Device and Policy protocols. Light on purpose: this module imports only the standard library (Pillow
-images pass through as opaque objects), so anything may depend on it.
+Device and Policy protocols. Light on purpose: this module imports only the standard library, `i18n` and
+the tool registry (`toolspec`, `toolbox`, which import nothing else of the project; Pillow images pass
+through as opaque objects), so anything may depend on it. The tool action kinds are not listed here:
+`ActionKind` has one per registered ToolSpec, and a tool's own field rules are its spec's `validate`.
 
 Coordinates are always device pixels here. Models speak other grids (PhoneBuddy's 0-1000); the policy
 parser converts before an Action is built.
@@ -8,7 +10,6 @@ parser converts before an Action is built.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -16,30 +17,14 @@ from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from assistant_core.i18n import Text
+from assistant_core.toolbox import MAX_TIMER_MS, TOOLS, Query, Setting  # noqa: F401 (re-exported)
+from assistant_core.toolspec import ACTION_FIELDS
 
-
-class ActionKind(StrEnum):
-    CLICK = "click"
-    DOUBLE_CLICK = "double_click"
-    LONG_PRESS = "long_press"
-    TYPE = "type"
-    SCROLL = "scroll"
-    DRAG = "drag"
-    BUTTON_PRESS = "button_press"
-    OPEN_APP = "open_app"
-    CLOSE_APP = "close_app"
-    WAIT = "wait"
-    OUTPUT = "output"
-    CALL_USER = "call_user"
-    FINISH = "finish"
-    # Tool actions: exact paths Android offers from the shell (harness.tools carries them out).
-    CALL = "call"
-    SEND_TEXT = "send_text"
-    SET_ALARM = "set_alarm"
-    SET_TIMER = "set_timer"
-    SET_SETTING = "set_setting"
-    OPEN_LINK = "open_link"
-    QUERY = "query"
+# The GUI kinds; the tool kinds come from the tool registry (assistant_core.toolbox), one per ToolSpec.
+_GUI_KINDS = ("click", "double_click", "long_press", "type", "scroll", "drag", "button_press", "open_app",
+              "close_app", "wait", "output", "call_user", "finish")
+ActionKind = StrEnum("ActionKind", [(k.upper(), k) for k in (*_GUI_KINDS, *TOOLS)], module=__name__)  # type: ignore[misc]
+ActionKind.__doc__ = "What an Action does: the GUI kinds, then one kind per registered tool action."
 
 
 class Button(StrEnum):
@@ -57,40 +42,9 @@ MESSAGE_KINDS = frozenset({ActionKind.OUTPUT, ActionKind.CALL_USER, ActionKind.F
 APP_KINDS = frozenset({ActionKind.OPEN_APP, ActionKind.CLOSE_APP})
 # Kinds that change nothing on the phone.
 PASSIVE_KINDS = frozenset({ActionKind.WAIT, ActionKind.OUTPUT, ActionKind.CALL_USER, ActionKind.FINISH})
-TOOL_KINDS = frozenset({ActionKind.CALL, ActionKind.SEND_TEXT, ActionKind.SET_ALARM, ActionKind.SET_TIMER,
-                        ActionKind.SET_SETTING, ActionKind.OPEN_LINK, ActionKind.QUERY})
+TOOL_KINDS = frozenset(ActionKind(name) for name in TOOLS)
 # Tool kinds that only read the phone (the gate holds them to that).
-READ_ONLY_KINDS = frozenset({ActionKind.QUERY})
-
-
-class Setting(StrEnum):
-    """What set_setting may switch: the quick-settings a person switches. Nothing that weakens security
-    (screen lock, unknown sources, USB debugging) is here, so no tool can reach it."""
-
-    WIFI = "wifi"
-    BLUETOOTH = "bluetooth"
-    AIRPLANE_MODE = "airplane_mode"
-    DO_NOT_DISTURB = "do_not_disturb"
-    DARK_MODE = "dark_mode"
-    LOCATION = "location"
-    BRIGHTNESS = "brightness"  # value: a percentage 0-100
-
-
-class Query(StrEnum):
-    """What a read-only query may read."""
-
-    NOTIFICATIONS = "notifications"
-    SCREEN = "screen"
-    MESSAGES = "messages"  # the thread with `number` (and `contact` to name it)
-    BATTERY = "battery"
-    TIME = "time"
-    NEXT_ALARM = "next_alarm"
-    WIFI_NETWORK = "wifi_network"
-
-
-_NUMBER_RE = re.compile(r"\+?[0-9][0-9 ()\-]{1,30}")
-_CLOCK_RE = re.compile(r"([01]?\d|2[0-3]):([0-5]\d)")
-MAX_TIMER_MS = 24 * 3600 * 1000
+READ_ONLY_KINDS = frozenset(ActionKind(name) for name, spec in TOOLS.items() if spec.gate.read_only)
 
 
 class ActionError(ValueError):
@@ -163,46 +117,14 @@ class Action:
             value = getattr(self, name)
             if value is not None and not isinstance(value, str):
                 raise ActionError(f"{kind}: {name} must be a string, got {value!r}")
-        if kind in (ActionKind.CALL, ActionKind.SEND_TEXT) or (kind is ActionKind.QUERY and self.number):
-            number = (self.number or "").strip()
-            if not _NUMBER_RE.fullmatch(number) or sum(c.isdigit() for c in number) < 3:
-                raise ActionError(f"{kind} needs a phone number (digits, +, spaces, dashes), got {self.number!r}")
-            object.__setattr__(self, "number", number)
-        if kind is ActionKind.SEND_TEXT and not (isinstance(self.text, str) and self.text.strip()):
-            raise ActionError("send_text needs the message text")
-        if kind is ActionKind.SET_ALARM:
-            m = _CLOCK_RE.fullmatch((self.clock or "").strip())
-            if m is None:
-                raise ActionError(f"set_alarm needs a time as HH:MM, got {self.clock!r}")
-            object.__setattr__(self, "clock", f"{int(m.group(1)):02d}:{m.group(2)}")
-        if kind is ActionKind.SET_TIMER and not (self.duration_ms and 1000 <= self.duration_ms <= MAX_TIMER_MS):
-            raise ActionError(f"set_timer needs a duration from 1 s to 24 h, got {self.duration_ms!r} ms")
-        if kind is ActionKind.SET_SETTING:
-            try:
-                setting = Setting(self.setting)
-            except ValueError:
-                raise ActionError(f"set_setting: unknown setting {self.setting!r}; "
-                                  f"known: {[s.value for s in Setting]}") from None
-            object.__setattr__(self, "setting", setting)
-            value = (self.value or "").strip().lower()
-            if setting is Setting.BRIGHTNESS:
-                if not value.isdigit() or not 0 <= int(value) <= 100:
-                    raise ActionError(f"set_setting brightness needs a percentage 0-100, got {self.value!r}")
-            elif value not in ("on", "off"):
-                raise ActionError(f"set_setting {setting} needs 'on' or 'off', got {self.value!r}")
-            object.__setattr__(self, "value", value)
-        if kind is ActionKind.OPEN_LINK:
-            url = (self.url or "").strip()
-            if not re.fullmatch(r"https?://[^\s\"'`<>]+", url, flags=re.IGNORECASE):
-                raise ActionError(f"open_link needs an http(s) address, got {self.url!r}")
-            object.__setattr__(self, "url", url)
-        if kind is ActionKind.QUERY:
-            try:
-                object.__setattr__(self, "query", Query(self.query))
-            except ValueError:
-                raise ActionError(f"query: unknown query {self.query!r}; known: {[q.value for q in Query]}") from None
-            if self.query is Query.MESSAGES and not self.number:
-                raise ActionError("query messages needs the number of the conversation")
+        fields = {name: getattr(self, name) for name in ACTION_FIELDS}
+        try:
+            checked = TOOLS[kind.value].validate(dict(fields))  # the tool's own rules (assistant_core.toolbox)
+        except ValueError as error:
+            raise ActionError(str(error)) from None
+        for name, value in checked.items():
+            if name in fields:
+                object.__setattr__(self, name, value)
 
     # Convenience constructors keep call sites readable.
     @classmethod

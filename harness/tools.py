@@ -26,6 +26,11 @@ android.provider.AlarmClock / android.content.Intent reference):
 | query screen | `uiautomator dump` + `cat` | API 16+ (uiautomator) | — (the screenshot) |
 | query messages | `content query --uri content://sms --projection address:body:date:type` | the SMS provider since API 19 (Telephony.Sms); READ_SMS is held by the shell | GUI: open the thread |
 | query battery / time / next_alarm / wifi_network | `dumpsys battery` / `date +%s` / `dumpsys alarm` / `dumpsys wifi` | all versions | — |
+| ringer_mode | `settings get global mode_ringer` (0 silent, 1 vibrate, 2 normal: AudioService persists AudioManager's ringer mode in Settings.Global.MODE_RINGER) | all versions | — (said as unreadable) |
+
+Each tool's core half (name, description, inputs, gate rule, read-back) is its ToolSpec in
+assistant_core/toolbox.py; its shell path and outcome check are attached here once with `shell_tool`, and
+`check_registry()` refuses a tool missing either half.
 
 A tool reports what it read or did (`ToolResult`), or raises `ToolRefused` when the phone says no (a
 missing app, a permission, a service this Android version lacks): the caller then hands the same goal
@@ -43,8 +48,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from assistant_core.i18n import Catalog, Text
-from assistant_core.safety import visible_text
+from assistant_core.textcheck import visible_text
+from assistant_core.toolbox import SETTING_NAMES
+from assistant_core.toolspec import TOOLS, ToolSpecError, tool_spec
 from assistant_core.types import Action, ActionKind, DeviceError, Query, Setting, UIElement
+from harness.verify.checks import CHECKS, Check, Params
 
 log = logging.getLogger(__name__)
 
@@ -86,20 +94,13 @@ SAY = Catalog(
         "why_other": ("the phone refused", "手机拒绝了"),
         "one_notification": ("You have one notification. {items}", "你有 1 条通知。{items}"),
         "unreadable": ("I could not read that from the phone ({reason}).", "没能从手机上读到（{reason}）。"),
+        "ringer_normal": ("The phone will ring for calls.", "来电时手机会响铃。"),
+        "ringer_vibrate": ("The phone is on vibrate.", "手机是振动模式。"),
+        "ringer_silent": ("The phone is on silent.", "手机是静音模式。"),
         "screen_not_allowed": ("The app on the screen is not one your caregiver allowed, so I won't read it.",
                                "屏幕上的应用不在照护人允许的应用里，我不会读它。"),
     },
 )
-
-SETTING_NAMES: dict[Setting, Text] = {
-    Setting.WIFI: Text("Wi-Fi", "WLAN"),
-    Setting.BLUETOOTH: Text("Bluetooth", "蓝牙"),
-    Setting.AIRPLANE_MODE: Text("Airplane mode", "飞行模式"),
-    Setting.DO_NOT_DISTURB: Text("Do not disturb", "勿扰模式"),
-    Setting.DARK_MODE: Text("Dark mode", "深色模式"),
-    Setting.LOCATION: Text("Location", "位置信息"),
-    Setting.BRIGHTNESS: Text("Brightness", "屏幕亮度"),
-}
 
 # What a query may run: reading commands only (the gate's read-only rule checks the action; this list
 # keeps the tool itself honest).
@@ -222,7 +223,8 @@ def gui_goal(action: Action) -> Text:
         return Text(f"Open {action.url} in the browser", f"在浏览器中打开 {action.url}")
     if k is ActionKind.QUERY:
         return Text(f"Tell me: {action.query}", f"告诉我：{action.query}")
-    return Text(str(k), str(k))
+    said = tool_spec(k.value).read_back(action)  # any other tool: its read-back, as a request
+    return Text(said.en[:1].upper() + said.en[1:], said.zh)
 
 
 def _refuse(action: Action, ran: Ran, commands: list[str]) -> ToolRefused:
@@ -245,12 +247,10 @@ def _tel(number: str) -> str:
 def _start(runner: Runner, action: Action, intent: str, done: list[str]) -> str:
     """Resolve the handler, check it is the app the gate judged (assistant_core.toolgate.handler_for: the
     first known handler installed), then `am start`; ToolRefused when they differ or the phone says no."""
-    from assistant_core.toolgate import HANDLERS
-
     resolve = _run(runner, f"cmd package resolve-activity --brief {intent}", done)
     lines = [ln.strip() for ln in resolve.out.splitlines() if ln.strip()]
     handler = lines[-1].split("/", 1)[0] if lines and "/" in lines[-1] else ""
-    candidates = HANDLERS.get(action.kind, ())
+    candidates = tool_spec(action.kind.value).gate.candidates(action) or ()  # the gate's own list
     if handler and candidates:
         installed = {ln.removeprefix("package:").strip() for ln in _run(runner, "pm list packages", done).out.splitlines()
                      if ln.startswith("package:")}
@@ -406,7 +406,7 @@ def _find(runner: Runner, done: list[str], label: re.Pattern[str], action: Actio
 def _screen(runner: Runner, done: list[str], action: Action) -> tuple[UIElement, ...]:
     from xml.etree.ElementTree import ParseError
 
-    from harness.adb import parse_ui_xml
+    from harness.screenparse import parse_ui_xml
 
     _read(runner, f"rm -f {UI_DUMP}", done, action)
     text = _run(runner, f"uiautomator dump {UI_DUMP} >/dev/null && cat {UI_DUMP}", done).out
@@ -547,15 +547,90 @@ def _messages(runner: Runner, action: Action, done: list[str]) -> Text:
     return SAY[key].format(who=who, time=when, text=row.get("body") or "")
 
 
-HANDLERS: dict[ActionKind, Callable[[Runner, Action], ToolResult]] = {
-    ActionKind.CALL: _call,
-    ActionKind.SEND_TEXT: _send_text,
-    ActionKind.SET_ALARM: _set_alarm,
-    ActionKind.SET_TIMER: _set_timer,
-    ActionKind.SET_SETTING: _set_setting,
-    ActionKind.OPEN_LINK: _open_link,
-    ActionKind.QUERY: _query,
-}
+def _ringer_mode(runner: Runner, action: Action) -> ToolResult:
+    """Whether the phone rings, vibrates or is silent: AudioService keeps the ringer mode in
+    Settings.Global.MODE_RINGER ("mode_ringer"; AudioManager.RINGER_MODE_SILENT 0, VIBRATE 1, NORMAL 2,
+    see frameworks/base services/core/java/com/android/server/audio/AudioService.java
+    readPersistedSettings), readable by the shell with `settings get global mode_ringer` on every version."""
+    done: list[str] = []
+    value = _read(runner, "settings get global mode_ringer", done, action).strip()
+    key = {"0": "ringer_silent", "1": "ringer_vibrate", "2": "ringer_normal"}.get(value)
+    said = SAY[key] if key else SAY["unreadable"].format(reason=f"mode_ringer is {value or 'empty'}")
+    return ToolResult(action, said, said.en, tuple(done))
+
+
+# --- the harness half of each tool (assistant_core.toolbox holds the other half) --------------------------
+
+
+@dataclass(frozen=True)
+class ShellTool:
+    """A tool's harness half: its shell path (`run`) and its outcome check: `check`, a name in
+    harness.verify.checks.CHECKS, with the parameters this action gives it (`params(action, result)`);
+    no check only for a tool that only reads the phone (nothing changes, nothing to check)."""
+
+    name: str
+    run: Callable[[Runner, Action], ToolResult]
+    check: str | None = None
+    params: Callable[[Action, ToolResult], Params] | None = None
+
+
+SHELL_TOOLS: dict[str, ShellTool] = {}
+
+
+def shell_tool(name: str, run: Callable[[Runner, Action], ToolResult], check: str | None = None,
+               params: Callable[[Action, ToolResult], Params] | None = None) -> ShellTool:
+    """Attach the shell path and the outcome check to the registered tool `name`; ToolSpecError when there
+    is no such tool, it is attached twice, or a tool that changes the phone has no outcome check."""
+    try:
+        spec = tool_spec(name)
+    except KeyError:
+        raise ToolSpecError(f"no tool named {name!r} is registered (assistant_core.toolbox)") from None
+    if spec.name != name or name in SHELL_TOOLS:
+        raise ToolSpecError(f"tool {name!r}: its shell path is attached once, under its own name")
+    if (check is None or params is None) and not spec.gate.read_only:
+        raise ToolSpecError(f"tool {name!r} changes the phone, so it needs an outcome check and its parameters")
+    if check is not None and check not in CHECKS:
+        raise ToolSpecError(f"tool {name!r}: outcome check {check!r} is not in harness.verify.checks.CHECKS")
+    SHELL_TOOLS[name] = ShellTool(name, run, check, params)
+    return SHELL_TOOLS[name]
+
+
+def check_registry() -> None:
+    """Every registered tool has its harness half and every harness half its tool; ToolSpecError lists
+    what is missing."""
+    problems = [f"{n}: no shell path (harness.tools.shell_tool)" for n in TOOLS if n not in SHELL_TOOLS]
+    problems += [f"{n}: a shell path without a tool (assistant_core.toolbox)" for n in SHELL_TOOLS if n not in TOOLS]
+    if problems:
+        raise ToolSpecError("the tool registry is incomplete: " + "; ".join(problems))
+
+
+def outcome_check(action: Action, result: ToolResult) -> tuple[Check, Params] | None:
+    """The check (harness.verify.checks) and its parameters that prove `action` did what it said on the
+    phone; None for a tool that only reads."""
+    tool = SHELL_TOOLS[action.kind.value]
+    if tool.check is None or tool.params is None:
+        return None
+    return CHECKS[tool.check], tool.params(action, result)
+
+
+def _setting_params(action: Action, result: ToolResult) -> Params:
+    setting = Setting(action.setting)
+    if setting is Setting.BRIGHTNESS:
+        return Params(namespace="system", key="screen_brightness", compare="percent255", percent=int(action.value or 0))
+    command, yes, no = SETTING_READBACK[setting]
+    namespace, key = command.split()[2:4]
+    return Params(namespace=namespace, key=key, value=yes if action.value == "on" else no)
+
+
+shell_tool("call", _call, "call_made", lambda a, r: Params(recipient=a.number or ""))
+shell_tool("send_text", _send_text, "sms_sent", lambda a, r: Params(recipient=a.number or "", text=a.text or ""))
+shell_tool("set_alarm", _set_alarm, "alarm_set", lambda a, r: Params(time=a.clock or ""))
+shell_tool("set_timer", _set_timer, "timer_started", lambda a, r: Params(minutes=round((a.duration_ms or 0) / 60000)))
+shell_tool("set_setting", _set_setting, "setting", _setting_params)
+shell_tool("open_link", _open_link, "app_foreground", lambda a, r: Params(package=r.handler))
+shell_tool("query", _query)
+shell_tool("ringer_mode", _ringer_mode)
+check_registry()
 
 
 _LOOPBACK = ("127.", "localhost", "[::1]", "::1")
@@ -580,10 +655,10 @@ def link_over_wifi(device: object) -> bool | None:
 
 def carry_out(action: Action, runner: Runner) -> ToolResult:
     """Carry one tool action out over the shell. ToolRefused when the phone refuses (use `.fallback`)."""
-    handler = HANDLERS.get(action.kind)
-    if handler is None:
+    tool = SHELL_TOOLS.get(getattr(action.kind, "value", ""))
+    if tool is None:
         raise ValueError(f"{action.kind} is not a tool action")
-    done = handler(runner, action)
+    done = tool.run(runner, action)
     # What is said and stored carries no bidi controls or invisible characters (a name, a message, a
     # notification may hold them to reorder or hide what is heard and shown).
     return replace(done, said=Text(visible_text(done.said.en), visible_text(done.said.zh)),

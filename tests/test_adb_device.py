@@ -113,7 +113,8 @@ def _script() -> list[Action]:
         # tool actions: the same shell commands over adb and in-process (harness.tools)
         Action.set_setting("wifi", "off"), Action.set_setting("brightness", "30"), Action.set_alarm("06:10", "x"),
         Action.set_timer(120), Action.open_link("https://example.com/"), Action.ask_phone("battery"),
-        Action.ask_phone("screen"), Action.send_text("198 4955 2291", "hi"), Action.call("198 4955 2291"),
+        Action.ask_phone("screen"), Action(ActionKind.RINGER_MODE), Action.send_text("198 4955 2291", "hi"),
+        Action.call("198 4955 2291"),
         Action.press(Button.HOME),
         Action.output("done"),
         Action.call_user("are you there?"),

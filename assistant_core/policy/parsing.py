@@ -44,7 +44,14 @@ from enum import StrEnum
 from typing import Any
 
 from assistant_core.errors import PolicyOutputError
+from assistant_core.policy.names import (
+    BUTTON_ALIASES,
+    KNOWN_TOOLS,
+    TOOL_ACTIONS,
+    TOOL_ALIASES,
+)
 from assistant_core.policy.profiles import ModelProfile, get_profile
+from assistant_core.toolbox import TOOLS
 from assistant_core.types import Action, ActionError, ActionKind, Button
 
 MAX_WAIT_MS = 60_000
@@ -78,56 +85,6 @@ class ParsedReply:
     arguments: Mapping[str, Any] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
 
-
-# Canonical PhoneBuddy tool names and the synonyms models write for them.
-TOOL_ALIASES: dict[str, str] = {
-    "click": "click", "tap": "click", "left_click": "click", "press_point": "click",
-    "double_click": "double_click", "double_tap": "double_click", "doubleclick": "double_click",
-    "long_press": "long_press", "longpress": "long_press", "long_click": "long_press", "long_tap": "long_press",
-    "type": "type", "input": "type", "input_text": "type", "type_text": "type", "text": "type", "type_name": "type",
-    "scroll": "scroll", "swipe": "scroll", "fling": "scroll",
-    "drag": "drag", "drag_and_drop": "drag",
-    "button_press": "button_press", "press_button": "button_press", "press": "button_press", "key": "button_press",
-    "system_button": "button_press", "press_key": "button_press", "keyevent": "button_press",
-    "back": "back", "press_back": "back", "navigate_back": "back",
-    "home": "home", "press_home": "home", "navigate_home": "home",
-    "enter": "enter", "press_enter": "enter", "keyboard_enter": "enter",
-    "open_app": "open_app", "open": "open_app", "launch": "open_app", "launch_app": "open_app",
-    "start_app": "open_app", "awake": "open_app",
-    "close_app": "close_app", "stop_app": "close_app", "force_stop": "close_app", "kill_app": "close_app",
-    "wait": "wait", "sleep": "wait",
-    "output": "output", "say": "output", "tell_user": "output", "note": "output",
-    "call_user": "call_user", "ask_user": "call_user", "interact": "call_user", "take_over": "call_user",
-    "takeover": "call_user", "request_user": "call_user",
-    "finish": "finish", "answer": "finish", "terminate": "finish", "done": "finish", "complete": "finish",
-    "status": "finish", "stop": "finish",
-    # Tool actions (harness.tools): for profiles whose prompt offers them, and replies that use them anyway
-    # (the gate judges them like taps).
-    "call": "call", "phone_call": "call", "make_call": "call", "dial_number": "call",
-    "send_text": "send_text", "send_sms": "send_text", "sms": "send_text", "send_message": "send_text",
-    "set_alarm": "set_alarm", "create_alarm": "set_alarm",
-    "set_timer": "set_timer", "start_timer": "set_timer",
-    "set_setting": "set_setting", "toggle_setting": "set_setting", "change_setting": "set_setting",
-    "open_link": "open_link", "open_url": "open_link",
-    "query": "query", "ask_phone": "query", "read_phone": "query",
-}
-TOOL_ACTIONS = ("call", "send_text", "set_alarm", "set_timer", "set_setting", "open_link", "query")
-KNOWN_TOOLS = (
-    "click", "double_click", "long_press", "type", "scroll", "drag", "button_press", "open_app",
-    "close_app", "wait", "output", "call_user", "finish",
-)
-
-BUTTON_ALIASES: dict[str, Button] = {
-    "back": Button.BACK, "keycode_back": Button.BACK, "4": Button.BACK, "return": Button.BACK,
-    "home": Button.HOME, "keycode_home": Button.HOME, "3": Button.HOME, "desktop": Button.HOME,
-    "menu": Button.MENU, "keycode_menu": Button.MENU, "82": Button.MENU,
-    "enter": Button.ENTER, "keycode_enter": Button.ENTER, "66": Button.ENTER, "ok": Button.ENTER,
-    "search": Button.ENTER,
-    "recents": Button.RECENTS, "recent": Button.RECENTS, "app_switch": Button.RECENTS,
-    "keycode_app_switch": Button.RECENTS, "187": Button.RECENTS, "overview": Button.RECENTS,
-    "delete": Button.DELETE, "del": Button.DELETE, "backspace": Button.DELETE, "keycode_del": Button.DELETE,
-    "67": Button.DELETE,
-}
 
 _SMART_QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u2033": '"', "\uff02": '"',
                                "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u2032": "'"})
@@ -608,35 +565,22 @@ def _tool_action(name: str, args: Mapping[str, Any], grid: _Grid, *, seconds: bo
 
 
 def _tool_call_action(tool: str, args: Mapping[str, Any]) -> Action:
-    """A tool action from its arguments, validated like every Action (a bad one is a PolicyOutputError)."""
+    """A tool action from its arguments, as its ToolSpec names them (assistant_core.toolbox), validated like
+    every Action (a bad one is a PolicyOutputError). Only the spec's own fields are kept."""
+    spec = TOOLS[tool]
     fields: dict[str, Any] = {"kind": tool}
-    for name, keys in (("number", ("number", "phone", "phone_number", "to")), ("contact", ("contact", "name", "recipient")),
-                       ("text", ("text", "message", "body", "label", "content")), ("clock", ("time", "clock", "at")),
-                       ("setting", ("setting", "name", "key")), ("value", ("value", "state", "level", "on")),
-                       ("query", ("query", "what", "item")), ("url", ("url", "link", "address"))):
-        value = _text(args, keys)
-        if value is not None and str(value).strip():
-            fields[name] = str(value).strip()
-    if tool in ("call", "send_text") and "number" not in fields and "contact" in fields \
+    for item in spec.inputs:
+        value = _text(args, item.keys)
+        if value is not None and str(value).strip() and item.field not in fields:
+            fields[item.field] = str(value).strip()
+    if "number" in spec.fields and "number" not in fields and "contact" in fields \
             and re.fullmatch(r"\+?[\d\s\-()]{3,}", fields["contact"]):
         fields["number"] = fields.pop("contact")
-    if tool == "set_setting" and isinstance(args.get("on"), bool):
-        fields["value"] = "on" if args["on"] else "off"
-    if tool == "set_timer":
-        seconds = args.get("seconds", args.get("duration", args.get("length")))
-        minutes = args.get("minutes")
+    if spec.convert is not None:
         try:
-            total = float(seconds) if seconds is not None else float(minutes) * 60 if minutes is not None else 0.0
-        except (TypeError, ValueError):
-            raise PolicyOutputError('set_timer needs "seconds" (or "minutes") as a number') from None
-        fields["duration_ms"] = int(total * 1000)
-    if tool not in ("send_text", "set_alarm"):  # words only for a text's body or an alarm's label
-        fields.pop("text", None)
-    if tool not in ("call", "send_text", "query"):
-        fields.pop("contact", None)
-    if tool != "set_setting":
-        fields.pop("setting", None)
-        fields.pop("value", None)
+            fields.update(spec.convert(args))
+        except ValueError as error:
+            raise PolicyOutputError(str(error)) from None
     return _build(Action.from_dict, fields)
 
 

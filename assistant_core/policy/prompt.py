@@ -35,6 +35,7 @@ from typing import Any
 
 from assistant_core.i18n import normalize_lang
 from assistant_core.policy.profiles import Dialect, ModelProfile, get_profile
+from assistant_core.toolbox import TOOLS
 from assistant_core.types import Action, ActionKind, Observation, Step
 
 log = logging.getLogger(__name__)
@@ -43,12 +44,24 @@ PROMPTS_DIR = Path(__file__).with_name("prompts")
 
 
 @lru_cache(maxsize=32)
-def prompt_text(family: str, lang: str = "en") -> str:
-    """The system prompt text of a prompt family (phonebuddy, autoglm, mobile_use) in a language."""
+def prompt_text(family: str, lang: str = "en", *, tool_actions: bool = False) -> str:
+    """The system prompt text of a prompt family (phonebuddy, autoglm, mobile_use) in a language. With
+    `tool_actions`, a prompt that lists its tools as JSON schemas (`<tools>...</tools>`) also lists the
+    registered tool actions (`tool_action_schemas`); the trained profiles' prompts are left as trained."""
     path = PROMPTS_DIR / f"{family}.{normalize_lang(lang)}.txt"
     if not path.exists():
         raise KeyError(f"no prompt file {path.name}")
-    return path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    if tool_actions and "\n</tools>" in text:
+        lines = "\n".join(json.dumps(schema, ensure_ascii=False) for schema in tool_action_schemas())
+        text = text.replace("\n</tools>", "\n" + lines + "\n</tools>", 1)
+    return text
+
+
+def tool_action_schemas() -> list[dict[str, Any]]:
+    """Every registered tool action as the JSON function schema its ToolSpec gives (assistant_core.toolbox):
+    the same objects the parser accepts and the gate judges."""
+    return [spec.schema() for spec in TOOLS.values()]
 
 
 @lru_cache(maxsize=1)
@@ -278,12 +291,13 @@ def render_history(history: Sequence[Step], width: int, height: int, profile: Mo
 
 def build_prompt(goal: str, observation: Observation, history: Sequence[Step] = (),
                  profile: str | ModelProfile | None = None, *, lang: str = "en", feedback: str | None = None,
-                 max_pixels: int | None = None, min_pixels: int | None = None) -> ChatPrompt:
-    """The full request for one step. `feedback` (optional) tells the model why its last reply was refused."""
+                 max_pixels: int | None = None, min_pixels: int | None = None, tool_actions: bool = False) -> ChatPrompt:
+    """The full request for one step. `feedback` (optional) tells the model why its last reply was refused;
+    `tool_actions` offers the registered tool actions too (see `prompt_text`)."""
     prof = get_profile(profile)
     fmt = _formats()[prof.prompt]
     layout = fmt[normalize_lang(lang)]
-    system_text = prompt_text(prof.prompt, lang)
+    system_text = prompt_text(prof.prompt, lang, tool_actions=tool_actions)
     if "{date}" in system_text:
         system_text = system_text.replace("{date}", time.strftime("%Y-%m-%d, %A"))
     history_text = render_history(history, observation.width, observation.height, prof, lang)
