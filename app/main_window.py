@@ -83,6 +83,7 @@ class EpisodeRequest:
     settings: Any = None  # assistant_core.settings.CaregiverSettings, None before any are loaded
     history: Any = None  # assistant_core.history.HistoryStore
     progress: Callable[[Any], None] | None = None  # model-loading reports (called on the worker thread)
+    started: Callable[[int], None] | None = None  # told the run id (phonebuddy.assistant.Assistant.run_started)
 
 
 EpisodeStarter = Callable[[EpisodeRequest], Generator[Any, Any, Any]]
@@ -172,6 +173,10 @@ class MainWindow(QMainWindow):
         self.lang = lang
         self.theme = theme
         self.services = services or AppServices()
+        from phonebuddy.assistant import Assistant
+
+        # The conversation's owner: routes what is heard or typed, holds what is pending, records the rows.
+        self.assistant = Assistant(lang=lang, front=self, history=self.services.history)
         self.phone: PhoneConnection | None = None
         self.agent = agent or AgentChoice(AgentKind.DEMO)
         self.state = State.IDLE
@@ -191,7 +196,7 @@ class MainWindow(QMainWindow):
         self.setup_wizard: Any = None  # app.setup_wizard.SetupWizard once opened (it follows F8)
         self._voice_handler: Callable[[str], object] | None = None  # who gets the next transcript
         self._voice_lang: str | None = None  # the transcription language for it (None: the window's)
-        self._uncertain: tuple[str, Any] | None = None  # a transcript read back, waiting for "yes, that's it"
+        self._elsewhere: Callable[[str], object] | None = None  # another window's question (the wizard's)
         self._phone_names_read: tuple[Any, tuple[tuple[str, ...], tuple[str, ...]]] | None = None  # hotwords
         self.startup_problems: list[Any] = []  # bilingual texts (assistant_core.i18n.Text) said at start-up
         self.bridge = ConfirmBridge(parent=self)
@@ -367,7 +372,7 @@ class MainWindow(QMainWindow):
     # -- language and theme ----------------------------------------------------------------------
 
     def retranslate(self, lang: str) -> None:
-        self.lang = lang
+        self.lang = self.assistant.lang = lang
         L = lang
         self.setWindowTitle(tr("window_title", L))
         self.setAccessibleName(tr("window_title", L))
@@ -755,141 +760,97 @@ class MainWindow(QMainWindow):
         return names
 
     def _on_transcribed(self, text: str) -> None:
-        from app.voice_answers import Heard, classify_answer
+        """What was heard goes to the assistant (phonebuddy.assistant), which routes it once."""
+        from phonebuddy.assistant import Heard
 
         self._set_state(State.WAITING if self._dialog is not None else (State.WORKING if self.is_running() else State.IDLE))
         handler, self._voice_handler, self._voice_lang = self._voice_handler, None, None
-        if not text:
-            self.announcer.announce(tr("heard_nothing", self.lang), Cue.ERROR)
-            return
-        if self._uncertain is not None:  # this is the answer to "Did you say ...?"
-            (heard_before, its_handler), self._uncertain = self._uncertain, None
-            answer = classify_answer(text)
-            if answer is Heard.YES:
-                self._act_on_transcript(heard_before, its_handler)
-            elif answer is Heard.STOP:
-                self.stop_run()
-            elif answer is Heard.NO:
-                self.announcer.announce(tr("say_it_again", self.lang))
-            else:
-                self._uncertain = (heard_before, its_handler)
-                self.announcer.announce(tr("did_you_say", self.lang, text=heard_before), Cue.CONFIRM)
-            return
-        if self.is_running() and classify_answer(text) is Heard.STOP:
-            self.stop_run()  # a spoken stop always wins, even one the recogniser was unsure of
-            return
-        last = getattr(self.services.transcriber, "last", None)
-        if str(getattr(last, "status", "")) == "confirm":  # the recogniser itself is unsure: read it back first
-            self._uncertain = (text, handler)
-            self._entry(EntryKind.NOTE, tr("did_you_say", self.lang, text=text))
-            self.announcer.announce(tr("did_you_say", self.lang, text=text), Cue.CONFIRM)
-            return
-        self._act_on_transcript(text, handler)
-
-    def _act_on_transcript(self, text: str, handler: Callable[[str], object] | None) -> None:
-        """What a (sure, or confirmed) transcript does: the wizard's, an answer, a command, or a request."""
         if handler is not None:
-            handler(text)
-            return
-        if self._dialog is not None:
-            self.answer_dialog_by_voice(text)
-            return
-        if self.handle_voice_command(text):
-            return
-        self.submit_request(text)
-
-    def handle_voice_command(self, text: str) -> bool:
-        """A whole-utterance meta-command (stop, repeat, slower, faster, help), recognised by
-        assistant_core.session.parse_meta; True when it was one and has been acted on."""
-        from assistant_core.session import MetaCommand, parse_meta
-
-        command = parse_meta(text)
-        actions = {
-            MetaCommand.STOP: self.stop_run,
-            MetaCommand.REPEAT: self.repeat_last,
-            MetaCommand.SLOWER: lambda: self.change_rate(-10),
-            MetaCommand.FASTER: lambda: self.change_rate(+10),
-            MetaCommand.HELP: self.show_shortcuts,
-        }
-        if command not in actions or (self.user_bridge.pending and command is not MetaCommand.STOP):
-            return False
-        self._entry(EntryKind.REQUEST, tr("you_said", self.lang, text=text))
-        actions[command]()
-        return True
+            self._elsewhere = handler
+        last = getattr(self.services.transcriber, "last", None)
+        unsure = str(getattr(last, "status", "")) == "confirm"  # the recogniser itself is unsure (speech.asr)
+        self.assistant.hear(Heard(text, unsure=unsure), elsewhere=handler is not None)
 
     def _on_transcribe_failed(self, exc: BaseException) -> None:
         self._voice_handler = self._voice_lang = None
         self._set_state(State.IDLE if not self.is_running() else State.WORKING)
         self.announcer.announce(tr("error", self.lang, text=describe_failure(exc, self.lang)), Cue.ERROR)
 
-    def answer_dialog_by_voice(self, text: str) -> None:
-        """A spoken answer to the open confirmation dialog (app.voice_answers): yes / no / repeat; "stop"
-        stops the run as Escape does; anything unclear is asked again in the question's own words."""
-        from app.voice_answers import Heard, classify_answer, parse_answer
-
-        heard = classify_answer(text)
-        self._entry(EntryKind.ANSWER, tr("answer", self.lang, text=text))
-        if heard is Heard.STOP:
-            self.stop_run()
-        elif heard is Heard.UNCLEAR:
-            self.announcer.announce(tr("confirm_not_understood", self.lang), Cue.CONFIRM)
-        elif self._dialog is not None:
-            self._dialog.answer_with(parse_answer(text, self.lang))
-
     # -- requests and the run ------------------------------------------------------------------------
 
     def _entry(self, kind: EntryKind, text: str, *, record: bool = True) -> None:
-        """Add to the conversation view and (`record`) to the history store. One writer per line: what
-        the loop writes itself (the goal, what it says, its questions and their answers) is shown here but
-        recorded only by the loop."""
+        """Add to the conversation view; `record`: the assistant (the one writer) keeps it in the history."""
         self.conversation.add(kind, text)
-        history = self.services.history
-        if history is not None and record:
-            try:
-                history.add_message(str(kind), text, lang=self.lang)
-            except Exception:  # a full disk must not stop the conversation on screen
-                log.exception("could not record the conversation")
+        if record:
+            self.assistant.note(str(kind), text)
 
     def is_running(self) -> bool:
         return self._run is not None
 
     def submit_typed(self) -> None:
-        text = self.request_box.text().strip()
-        if self.submit_request(text):
+        if self.submit_request(self.request_box.text()):
             self.request_box.clear()
 
     def submit_request(self, text: str) -> bool:
-        """Start a run for `text`. Returns False (and says why) when it cannot start."""
-        text = text.strip()
-        if not text:
-            self.announcer.announce(tr("empty_request", self.lang), Cue.ERROR)
-            return False
-        if self.is_running() and self.user_bridge.pending:
-            self._entry(EntryKind.ANSWER, tr("answer", self.lang, text=text), record=False)  # the loop records it
-            self.user_bridge.reply(text)
-            return True
-        if self.is_running():
-            self.announcer.announce(tr("busy", self.lang))
-            return False
+        """Typed text (or a test's request) goes to the assistant like speech: a command, an answer to the
+        loop's question, or a new request. True when it was taken (started, answered, acted on)."""
+        from phonebuddy.assistant import Heard, Route
+
+        was_running = self.is_running()
+        turn = self.assistant.hear(Heard(text, typed=True))
+        if turn.route is Route.REQUEST:
+            return not turn.busy and not was_running and self.is_running()
+        return turn.route in (Route.ANSWER, Route.COMMAND)
+
+    # -- the assistant's front end (phonebuddy.assistant.Front) ----------------------------------------------
+
+    def say(self, kind: str | None, text: str, cue: str | None) -> None:
+        if kind:
+            self.conversation.add(EntryKind(kind), text)
+        if cue:
+            self.announcer.announce(text, Cue(cue))
+
+    def command(self, command: Any) -> None:
+        from assistant_core.session import MetaCommand
+
+        {MetaCommand.STOP: self.stop_run, MetaCommand.REPEAT: self.repeat_last,
+         MetaCommand.SLOWER: lambda: self.change_rate(-10), MetaCommand.FASTER: lambda: self.change_rate(+10),
+         MetaCommand.HELP: self.show_shortcuts}[command]()
+
+    def confirm(self, answer: ConfirmAnswer) -> None:
+        if self._dialog is not None:
+            self._dialog.answer_with(answer)
+
+    def reply(self, text: str | None) -> None:
+        self.user_bridge.reply(text)
+
+    def elsewhere(self, text: str) -> None:
+        handler, self._elsewhere = self._elsewhere, None
+        if handler is not None:
+            handler(text)
+
+    def start(self, goal: str) -> bool:
+        """Start the run for `goal` on a worker thread (the assistant decided to; the starter assembles it
+        through the front hall). False (said why) when there is no phone."""
         if self.phone is None:
             self.announcer.announce(tr("sim_phone_offer", self.lang), Cue.ERROR)
             return False
-        self._entry(EntryKind.REQUEST, tr("you_said", self.lang, text=text), record=False)  # the loop records the goal
+        self._entry(EntryKind.REQUEST, tr("you_said", self.lang, text=goal), record=False)  # the assistant records the goal
         starter = self.services.episode_starter
         if starter is None:
             from app.runner import start_episode
 
             starter = start_episode
         bridge, user, phone, agent, lang = self.bridge, self.user_bridge, self.phone, self.agent, self.lang
-        settings, history = self.caregiver_settings, self.services.history
+        settings, history, started = self.caregiver_settings, self.services.history, self.assistant.run_started
 
         progress = self.loading.emit  # a signal: safe to emit from the worker thread (queued to the GUI)
 
         def factory(stop_event: threading.Event):
             bridge.bind_stop(stop_event)
             user.bind_stop(stop_event)
-            return starter(EpisodeRequest(text, lang, phone, agent, bridge, user, stop_event, settings, history,
-                                          progress))
+            return starter(EpisodeRequest(goal, lang, phone, agent, bridge, user, stop_event, settings, history,
+                                          progress, started))
 
         self._saw_finished = False
         worker = GeneratorWorker(factory)
@@ -900,8 +861,8 @@ class MainWindow(QMainWindow):
         self._run = WorkerThread(worker)
         self._run.ended.connect(self._on_thread_ended)
         self._set_state(State.WORKING)
-        self.announcer.announce(tr("started", self.lang, text=text), Cue.WORKING)
-        self.request_started.emit(text)
+        self.announcer.announce(tr("started", self.lang, text=goal), Cue.WORKING)
+        self.request_started.emit(goal)
         self._run.start()
         return True
 
@@ -911,7 +872,7 @@ class MainWindow(QMainWindow):
         thinking, gating, asking, about to dispatch) it checks the flag before anything else reaches
         the phone, and a question it had already queued never opens."""
         self.announcer.stop()
-        self._uncertain = None
+        self.assistant.read_back = None
         if self._run is None:
             return
         self._run.stop()
@@ -927,12 +888,12 @@ class MainWindow(QMainWindow):
         """A run is on and the user has asked it to stop (it ends at its next check)."""
         return self._run is not None and self._run.worker.stop_event.is_set()
 
-    def _show(self, p: Presented | None, *, from_loop: bool = False) -> None:
+    def _show(self, p: Presented | None) -> None:
+        """Render one of the run's events (app.events); the assistant records them."""
         if p is None:
             return
         if p.kind is not None and p.text:
-            # The loop records its own events and its ending (assistant_core.loop: the one writer).
-            self._entry(p.kind, p.text, record=not from_loop)
+            self._entry(p.kind, p.text, record=False)
             if p.speak:
                 self.announcer.announce(p.text, p.cue)
         if p.closes_question and self._dialog is not None:
@@ -952,24 +913,29 @@ class MainWindow(QMainWindow):
             self._saw_finished = True
         if not isinstance(event, Observed):
             self.events_seen.append(event)
-        self._show(present(event, self.lang), from_loop=True)
+        self.assistant.on_event(event)
+        self._show(present(event, self.lang))
         self.pin_pad.on_event(event)
         if self.state == State.WORKING:
             self.thinking_cue.start()  # each loop event restarts the wait: the cue marks long silences only
 
     def _on_agent_finished(self, result: object) -> None:
-        if not self._saw_finished:
-            self._show(present_result(result, self.lang))
+        closing = present_result(result, self.lang) if not self._saw_finished else None
+        self._show(closing)
+        self.assistant.ended(closing.text if closing is not None else "")
         self.refresh_mirror()
         self._end_run(result)
 
     def _on_agent_failed(self, exc: object) -> None:
-        self._show(Presented(EntryKind.ERROR, tr("error", self.lang, text=describe_failure(exc, self.lang)), Cue.ERROR))
+        line = tr("error", self.lang, text=describe_failure(exc, self.lang))
+        self._show(Presented(EntryKind.ERROR, line, Cue.ERROR))
+        self.assistant.ended(line, kind=str(EntryKind.ERROR))
         self.refresh_mirror()
         self._end_run(exc)
 
     def _on_agent_stopped(self) -> None:
         self._show(Presented(EntryKind.RESULT, tr("stopped_by_user", self.lang), Cue.INFO))
+        self.assistant.ended(stopped=True)
         self.refresh_mirror()
         self._end_run(None)
 

@@ -108,7 +108,8 @@ def _episode(request: EpisodeRequest, policy: Any, label: str, task_id: str = ""
     # After `finish`, the phone's own state says whether the request was really carried out.
     return run_parts(request, task_id).episode(request.goal, policy=policy, confirmer=request.confirmer, user=request.user,
                                       history=request.history, stop=request.stop_event,
-                                      info=RunInfo(device=request.connection.label.en, policy=label))
+                                      info=RunInfo(device=request.connection.label.en, policy=label,
+                                                   started=getattr(request, "started", None)))
 
 
 def _fast_path(request: EpisodeRequest) -> Any:

@@ -79,7 +79,7 @@ from assistant_core.events import (
     Verification,
     VerificationStatus,
 )
-from assistant_core.history import EventRow, HistoryStore, MessageRow, make_thumbnail
+from assistant_core.history import EventRow, HistoryStore, make_thumbnail
 from assistant_core.i18n import Catalog, Text
 from assistant_core.safety import (
     HANDOVER_RULES,
@@ -299,10 +299,13 @@ class _Approval:
 
 @dataclass(frozen=True)
 class RunInfo:
-    """What the history's run row records about the run's set-up."""
+    """What the history's run row records about the run's set-up. `started(run_id)`, when given, is told
+    the run record's id as soon as it exists (the assistant, phonebuddy.assistant, writes the conversation
+    rows with it); it is called on the loop's thread."""
 
     device: str = ""
     policy: str = ""
+    started: Callable[[int], None] | None = None
 
 
 class _Ended(Exception):
@@ -394,7 +397,6 @@ class _Episode:
     approval: _Approval | None = None  # the user's yes to the purchase under way (one question per purchase)
     approvals: list[dict[str, str]] = field(default_factory=list)  # every approval and what it covered
     pending_events: list[EventRow] = field(default_factory=list)
-    pending_messages: list[MessageRow] = field(default_factory=list)
 
     # --- plumbing -------------------------------------------------------------------------------------------
 
@@ -405,28 +407,19 @@ class _Episode:
         return self.goal + "\n" + "\n".join(f"(The user said: {note})" for note in self.user_notes)
 
     def emit(self, event: Event) -> Event:
-        """Queue the event (and its conversation line) for the history; `flush` writes them, and is called
-        before anything is dispatched, asked or waited for, so the record always precedes the action."""
+        """Queue the event for the history; `flush` writes them, and is called before anything is
+        dispatched, asked or waited for, so the record always precedes the action. The conversation rows
+        are not the loop's: the assistant (phonebuddy.assistant) writes them from these events."""
         if self.history is not None and self.run_id is not None:
             now = self.history.clock()
             self.pending_events.append(EventRow(self.run_id, self.seq, event.step, str(event.kind), event.payload(), now))
-            line: tuple[str, str] | None = None
-            if isinstance(event, Said) and event.purpose is not SayPurpose.SUMMARY and not event.answer:
-                # The closing lines and a question's answer are recorded once, as the ending (see run())
-                line = ("assistant", event.text.get(self.config.lang))
-            elif isinstance(event, Paused) and event.reason is not PauseReason.DEVICE_LOST:
-                line = ("assistant", event.message.get(self.config.lang))
-            elif isinstance(event, Resumed) and event.answer:
-                line = ("user", event.answer)
-            if line is not None:
-                self.pending_messages.append(MessageRow(self.run_id, line[0], line[1], self.config.lang, now))
         self.seq += 1
         return event
 
     def flush(self) -> None:
-        if self.history is not None and (self.pending_events or self.pending_messages):
-            self.history.record_batch(self.pending_events, self.pending_messages)
-        self.pending_events, self.pending_messages = [], []
+        if self.history is not None and self.pending_events:
+            self.history.record_batch(self.pending_events, [])
+        self.pending_events = []
 
     def check_stop(self) -> None:
         if self.stop.is_set():
@@ -442,7 +435,8 @@ class _Episode:
         if self.history is not None:
             self.run_id = self.history.start_run(self.goal, lang=self.config.lang, device=self.info.device,
                                                  policy=self.info.policy)
-            self.history.add_message("user", self.goal, lang=self.config.lang, run_id=self.run_id)
+            if self.info.started is not None:
+                self.info.started(self.run_id)
         outcome, summary = Outcome.STOPPED, MSG["stopped"]
         self.before_check()
         try:
@@ -477,11 +471,8 @@ class _Episode:
             if self.history is not None and self.run_id is not None:
                 v = result.verification
                 ending = ending_text(result).get(self.config.lang)
-                # The one writer of the ending: the conversation and the run record say how the run ended as
-                # the user is told (endings.py), in the run's language, with the run id; a finish after the
-                # user said no is "Not done, because you said no" in both, never "Done" in one of them.
-                self.pending_messages.append(MessageRow(self.run_id, "assistant", ending, self.config.lang,
-                                                        self.history.clock()))
+                # The run record says how the run ended as the user is told (endings.py), in the run's
+                # language; the assistant writes the same ending into the conversation, with the run id.
                 self.flush()
                 self.history.finish_run(self.run_id, outcome=str(outcome), steps=len(self.steps),
                                         summary=ending,
