@@ -10,7 +10,7 @@ as the user's touches, never through the assistant's loop, never spoken, logged 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtWidgets import QLineEdit
 
@@ -19,10 +19,10 @@ from app.conversation import EntryKind
 from app.strings import tr
 from app.workers import BackgroundOp
 
-if TYPE_CHECKING:  # pragma: no cover
-    from app.main_window import MainWindow
-
 log = logging.getLogger(__name__)
+
+# app.main_window.MainWindow, which imports this module: named, not imported, so the app has no import cycle.
+MainWindow = Any
 
 
 class PinPad(QLineEdit):

@@ -31,7 +31,7 @@ TABLE = [
     ("unsure stop", ("stop", "停止"), True, (R, C, C, C, C)),  # a spoken stop wins, even an unsure one
     ("new request", ("Turn on Wi-Fi", "打开无线网络"), False, (Q, BUSY, A, A, A)),
 ]
-CASES = [pytest.param(words[i], unsure, state, expected[j], id=f"{name}-{'en zh'.split()[i]}-{state}")
+CASES = [pytest.param(words[i], unsure, state, expected[j], id=f"{name}-{['en', 'zh'][i]}-{state}")
          for name, words, unsure, expected in TABLE for i in (0, 1) for j, state in enumerate(STATES)]
 
 
