@@ -93,7 +93,11 @@ def start_episode(request: EpisodeRequest, *, policy: Any = None) -> Generator[A
     match = None
     fast = _fast_path(request) if policy is None else None  # harness.fastpath: before any model
     if policy is None and request.agent.kind is AgentKind.DEMO:
-        match = match_demo_task(request.goal, seed=phone.seed)
+        from harness.fastpath import negation
+
+        # A request that says not to do something never runs the demonstration of doing it ("别打开飞行模式"
+        # once started the airplane-mode demo): the fast path says "OK, I won't" (or it needs the model).
+        match = None if negation(request.goal) else match_demo_task(request.goal, seed=phone.seed)
         if match is None and phone.is_simulated and phone.world is not None:
             from harness.phoneworld.demo import add_named_people
 
