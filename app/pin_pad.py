@@ -15,7 +15,6 @@ from typing import Any
 from PySide6.QtWidgets import QLineEdit
 
 from app.announce import Cue
-from app.conversation import EntryKind
 from app.strings import tr
 from app.workers import BackgroundOp
 
@@ -94,9 +93,9 @@ def _keypad(device: Any) -> bool:
 
 def handover_done(window: MainWindow) -> None:
     """F10: answer the waiting hand-over with "done" (the loop looks at the screen again)."""
-    if window.is_running() and window.user_bridge.pending:
-        word = tr("done_word", window.lang)
-        window._entry(EntryKind.ANSWER, tr("answer", window.lang, text=word), record=False)  # the loop records it
-        window.user_bridge.reply(word)
+    from phonebuddy.assistant import Heard, TurnState
+
+    if window.is_running() and window.assistant.state in (TurnState.HANDING_OVER, TurnState.ASKING):
+        window.assistant.hear(Heard(tr("done_word", window.lang), typed=True))  # the assistant answers it
         return
     window.announcer.announce(tr("nothing_handed_over", window.lang))
