@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -228,7 +229,7 @@ class Assistant:
     read_back: ReadBack | None = None
     run_id: int | None = None
     goal: str = ""
-    turns: list[Turn] = field(default_factory=list)  # every routing decision, for review and tests
+    turns: deque[Turn] = field(default_factory=lambda: deque(maxlen=200))  # the latest routing decisions
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     @property

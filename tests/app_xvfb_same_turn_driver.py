@@ -114,7 +114,7 @@ def main() -> int:
                 result = window.last_result
                 run = {"question": question, "ending": window.conversation.entries[-1].text,
                        "events": [e.payload()["kind"] for e in list(window.events_seen)[before:] if hasattr(e, "payload")],
-                       "routes": [str(t.route) for t in window.assistant.turns[turns:]],
+                       "routes": [str(t.route) for t in list(window.assistant.turns)[turns:]],
                        "run_id": getattr(result, "run_id", None)}
                 report["runs"].append(run)
         except Exception as exc:  # reported, so the test shows what went wrong
