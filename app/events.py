@@ -110,7 +110,7 @@ def present(event: Any, lang: str) -> Presented | None:
 def _error_words(event: ev.ErrorEvent, lang: str) -> str:
     """The loop's message, unless it carries an exception's own text (a class name, errno, a path): then
     plain words for that kind of error. Nothing spoken names an exception."""
-    from app.runner import FAILURES, MODEL_UNAVAILABLE, STEP_FAILED, speakable
+    from app.failures import FAILURES, MODEL_UNAVAILABLE, STEP_FAILED, speakable
 
     text = _t(event.message, lang)
     if speakable(text):

@@ -10,19 +10,18 @@ as the user's touches, never through the assistant's loop, never spoken, logged 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtWidgets import QLineEdit
 
 from app.announce import Cue
-from app.conversation import EntryKind
 from app.strings import tr
 from app.workers import BackgroundOp
 
-if TYPE_CHECKING:  # pragma: no cover
-    from app.main_window import MainWindow
-
 log = logging.getLogger(__name__)
+
+# app.main_window.MainWindow, which imports this module: named, not imported, so the app has no import cycle.
+MainWindow = Any
 
 
 class PinPad(QLineEdit):
@@ -94,9 +93,9 @@ def _keypad(device: Any) -> bool:
 
 def handover_done(window: MainWindow) -> None:
     """F10: answer the waiting hand-over with "done" (the loop looks at the screen again)."""
-    if window.is_running() and window.user_bridge.pending:
-        word = tr("done_word", window.lang)
-        window._entry(EntryKind.ANSWER, tr("answer", window.lang, text=word), record=False)  # the loop records it
-        window.user_bridge.reply(word)
+    from phonebuddy.assistant import Heard, TurnState
+
+    if window.is_running() and window.assistant.state in (TurnState.HANDING_OVER, TurnState.ASKING):
+        window.assistant.hear(Heard(tr("done_word", window.lang), typed=True))  # the assistant answers it
         return
     window.announcer.announce(tr("nothing_handed_over", window.lang))

@@ -4,25 +4,42 @@
 PhoneWorld-lite oracle for the scripted demonstration, matched to the request; the real policy
 otherwise) and returns assistant_core.loop.run_episode's generator of events. It runs on the worker
 thread. `prompt_from_request` turns the loop's ConfirmationRequest into the dialog's ConfirmPrompt;
-`describe_failure` makes any exception speakable.
+app.failures makes any exception speakable.
 """
 
 from __future__ import annotations
 
 import logging
-import re
-from collections.abc import Generator
-from typing import TYPE_CHECKING, Any
+import threading
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
+from typing import Any
 
 from app.agent import AgentKind, AgentUnavailableError, make_policy, match_demo_task, policy_spec
 from app.confirm_dialog import ConfirmPrompt
 from assistant_core.i18n import Text
-from assistant_core.types import DeviceError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from app.main_window import EpisodeRequest
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class EpisodeRequest:
+    """Everything one run needs; handed to the episode starter on the worker thread."""
+
+    goal: str
+    lang: str
+    connection: Any  # app.phone.PhoneConnection
+    agent: Any  # app.agent.AgentChoice
+    confirmer: Any  # assistant_core.confirm.Confirmer (the window's ConfirmBridge)
+    user: Any  # assistant_core.loop.UserChannel (the window's UserBridge)
+    stop_event: threading.Event
+    settings: Any = None  # assistant_core.settings.CaregiverSettings, None before any are loaded
+    history: Any = None  # assistant_core.history.HistoryStore
+    progress: Callable[[Any], None] | None = None  # model-loading reports (called on the worker thread)
+    started: Callable[[int], None] | None = None  # told the run id (phonebuddy.assistant.Assistant.run_started)
+
+
+EpisodeStarter = Callable[[EpisodeRequest], Generator[Any, Any, Any]]
 
 NO_DEMO_MATCH = Text(
     "Without the model I can do everyday things, for example: {examples}. I can also set timers, switch Wi-Fi, "
@@ -77,7 +94,11 @@ def start_episode(request: EpisodeRequest, *, policy: Any = None) -> Generator[A
     # harness.fastpath before any model, as the spec's shared default says (phonebuddy.policyspec)
     fast = _fast_path(request) if policy is None and policy_spec(request.agent).fast_path else None
     if policy is None and request.agent.kind is AgentKind.DEMO:
-        match = match_demo_task(request.goal, seed=phone.seed)
+        from harness.fastpath import negation
+
+        # A request that says not to do something never runs the demonstration of doing it ("别打开飞行模式"
+        # once started the airplane-mode demo): the fast path says "OK, I won't" (or it needs the model).
+        match = None if negation(request.goal) else match_demo_task(request.goal, seed=phone.seed)
         if match is None and phone.is_simulated and phone.world is not None:
             from harness.phoneworld.demo import add_named_people
 
@@ -109,7 +130,8 @@ def _episode(request: EpisodeRequest, policy: Any, label: str, task_id: str = ""
     # After `finish`, the phone's own state says whether the request was really carried out.
     return run_parts(request, task_id).episode(request.goal, policy=policy, confirmer=request.confirmer, user=request.user,
                                       history=request.history, stop=request.stop_event,
-                                      info=RunInfo(device=request.connection.label.en, policy=label))
+                                      info=RunInfo(device=request.connection.label.en, policy=label,
+                                                   started=getattr(request, "started", None)))
 
 
 def _fast_path(request: EpisodeRequest) -> Any:
@@ -152,85 +174,3 @@ def prompt_from_request(request: Any, lang: str) -> ConfirmPrompt:
     if isinstance(request, ConfirmPrompt):
         return request
     return ConfirmPrompt(summary=str(request))
-
-
-FAILURES = {
-    "offline": Text("PhoneBuddy could not reach the internet or the server. Check the connection, then try again.",
-                    "手机助手连不上网络或服务器。请检查网络连接，然后再试一次。"),
-    "missing": Text("A file PhoneBuddy needs is missing on this computer. Open the setup in the caregiver "
-                    "settings (F12) and download the models again.",
-                    "这台电脑上缺少手机助手需要的文件。请在照护者设置（F12）里打开设置向导，重新下载模型。"),
-    "denied": Text("PhoneBuddy is not allowed to read or write a file it needs. Ask the person who set up this "
-                   "computer to check its permissions.",
-                   "手机助手没有权限读写它需要的文件。请让设置这台电脑的人检查权限。"),
-    "disk_full": Text("The computer's disk is full. Free some space, then try again.",
-                      "电脑的磁盘已满。请腾出一些空间，然后再试一次。"),
-    "timeout": Text("That took too long to answer. Please try again.", "等待回应的时间太长了。请再试一次。"),
-    "memory": Text("This computer ran out of memory. Close other programs, then try again.",
-                   "这台电脑的内存不够了。请关闭其他程序，然后再试一次。"),
-    "internal": Text("Something went wrong inside PhoneBuddy. The details are in its log; please try again.",
-                     "手机助手内部出了问题，详细信息记录在日志里。请再试一次。"),
-}
-MODEL_UNAVAILABLE = Text("The assistant's model is not available on this computer. Open the caregiver settings (F12) to "
-                         "download it or to set a model server.",
-                         "这台电脑上没有可用的助手模型。请打开照护者设置（F12）下载模型，或者设置模型服务器。")
-STEP_FAILED = Text("That step did not work on the phone.", "这一步在手机上没有成功。")
-DOWNLOAD_ADVICE = Text("Press Download again: it continues where it stopped.", "请再按一次“下载”：会从中断的地方继续。")
-
-# Words that must never be spoken: exception class names, errno text, tracebacks, file paths.
-_UNSPEAKABLE = re.compile(r"\b[A-Z][A-Za-z]+(?:Error|Exception)\b|\[?Errno\s*-?\d+\]?|Traceback|(?:^|\s)/[\w.-]+/[\w./-]+|[A-Za-z]:\\\S+")
-
-
-def _kind_of_failure(exc: BaseException) -> str:
-    import errno
-    import socket
-
-    names = " ".join(cls.__name__ for cls in type(exc).__mro__)
-    if isinstance(exc, MemoryError):
-        return "memory"
-    if isinstance(exc, TimeoutError) or "Timeout" in names:
-        return "timeout"
-    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
-        return "disk_full"
-    if isinstance(exc, PermissionError):
-        return "denied"
-    if "EntryNotFound" in names or "RepositoryNotFound" in names or isinstance(exc, FileNotFoundError):
-        return "missing"
-    if isinstance(exc, ConnectionError | socket.gaierror) or any(
-            word in names for word in ("ConnectionError", "ConnectError", "OfflineMode", "HTTPError", "ProxyError")):
-        return "offline"
-    return "internal"
-
-
-def speakable(text: str) -> bool:
-    """False when `text` holds an exception class name, errno text, a traceback or a file path."""
-    return _UNSPEAKABLE.search(text) is None
-
-
-def describe_failure(exc: object, lang: str, *, download: bool = False) -> str:
-    """A sentence for the user about why something failed, in plain words with what to do: the error's
-    own bilingual message when it has one, else the kind of failure; never an exception class name or
-    errno text (those go to the log). `download`: add how to resume a download."""
-    said = ""
-    if isinstance(exc, AgentUnavailableError):
-        said = exc.text.get(lang)
-    elif isinstance(exc, DeviceError):
-        said = exc.message.get(lang)
-    else:
-        for attr in ("text", "message"):
-            value = getattr(exc, attr, None)
-            if isinstance(value, Text):
-                said = value.get(lang)
-                break
-    if not said or not speakable(said):
-        if isinstance(exc, BaseException):
-            log.info("described to the user as plain words: %r", exc)
-            kind = _kind_of_failure(exc)
-            if download and kind == "missing":
-                kind = "offline"  # a download that finds nothing, offline, is a connection problem
-            said = FAILURES[kind].get(lang)
-        else:
-            said = FAILURES["internal"].get(lang)
-    if download:
-        said = f"{said} {DOWNLOAD_ADVICE.get(lang)}" if lang != "zh" else f"{said}{DOWNLOAD_ADVICE.get(lang)}"
-    return said

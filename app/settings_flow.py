@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QDialog
 
@@ -27,10 +27,12 @@ from assistant_core.history import HistoryError
 from assistant_core.settings import SETTINGS_KEY, AppsState, PinGuard, SettingsStore
 
 if TYPE_CHECKING:  # pragma: no cover
-    from app.main_window import MainWindow
     from app.setup_wizard import SetupActions, SetupWizard
 
 log = logging.getLogger(__name__)
+
+# app.main_window.MainWindow, which imports this module: named, not imported, so the app has no import cycle.
+MainWindow = Any
 
 AGENT_KEY = "app_agent_choice"
 

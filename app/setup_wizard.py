@@ -427,7 +427,7 @@ class StepPage(QWizardPage):
             return False
         except Exception as exc:  # the store refusing must be said, not crash the wizard
             log.exception("could not save the server address")
-            from app.runner import describe_failure
+            from app.failures import describe_failure
 
             failure = exc  # `exc` is unbound after the except block; the lambda may run later (F8)
             self.tell(lambda L: tr("wiz_failed", L, detail=describe_failure(failure, L)))
@@ -471,7 +471,7 @@ class StepPage(QWizardPage):
         elif isinstance(exc, NotAvailableError):
             self._show(lambda L: tr("wiz_not_available", L, what=str(exc)))
         else:  # plain words with what to do, never the exception's own text (class names, errno)
-            from app.runner import describe_failure
+            from app.failures import describe_failure
 
             download = self.action_key == "wiz_download"
             self._show(lambda L: tr("wiz_not_found" if connect else "wiz_failed", L,

@@ -7,6 +7,7 @@ language at run time re-labels every control, its accessible name and its descri
 from __future__ import annotations
 
 from assistant_core.i18n import Catalog
+from phonebuddy.assistant import MSG as TURN
 
 APP = Catalog(
     "app",
@@ -87,17 +88,13 @@ APP = Catalog(
             "尚未下载模型，所以这是脚本演示：由熟悉模拟手机的脚本扮演助手。",
         ),
         # conversation entries
-        "you_said": ("You: {text}", "您：{text}"),
         "step": ("Step {n}: {what}", "第 {n} 步：{what}"),
         "assistant": ("Assistant: {text}", "助手：{text}"),
         "question": ("Question: {text}", "提问：{text}"),
-        "answer": ("Your answer: {text}", "您的回答：{text}"),
         "blocked": ("Not done: {text}", "未执行：{text}"),
         "done": ("Done: {text}", "完成：{text}"),
         "failed": ("Stopped: {text}", "已停止：{text}"),
         "error": ("Problem: {text}", "出现问题：{text}"),
-        "started": ("Working on: {text}", "正在处理：{text}"),
-        "stopped_by_user": ("Stopped. I did nothing more.", "已停止，我没有再做任何操作。"),
         "startup_no_phone": (
             "PhoneBuddy is ready, but no phone is attached. Press F5 to try the simulated phone, or connect a phone "
             "by USB with USB debugging on.",
@@ -124,9 +121,6 @@ APP = Catalog(
                                       "现在由读屏软件朗读，手机助手不出声。"),
         "channel_now_both": ("Now PhoneBuddy's voice and the screen reader both get every message.",
                              "现在手机助手的声音和读屏软件都会收到每条消息。"),
-        "busy": ("I am still working. Press Escape to stop first.", "我还在执行。请先按 Esc 停止。"),
-        "empty_request": ("Please say or type a request first.", "请先说出或输入一个请求。"),
-        "heard_nothing": ("I did not hear anything. Please try again.", "没有听到声音，请再说一次。"),
         "no_mic": (
             "Voice input is not available here. Please type your request.",
             "这里无法使用语音输入，请输入您的请求。",
@@ -194,11 +188,6 @@ APP = Catalog(
         "confirm_said_yes": ("You said yes.", "您同意了。"),
         "confirm_said_no": ("You said no. I will not do it.", "您拒绝了，我不会执行。"),
         "confirm_timeout": ("No answer, so I will not do it.", "没有回答，所以不执行。"),
-        "confirm_not_understood": ("I didn't catch a yes or a no. Say yes, no, or repeat.",
-                                   "我没听出您是同意还是不同意。请说“确认”、“取消”或“再说一遍”。"),
-        "did_you_say": ("I'm not sure I heard you right. Did you say: {text}? Hold Space and say yes or no.",
-                        "我不确定听对了。您说的是：{text}？请按住空格键，说“确认”或“取消”。"),
-        "say_it_again": ("All right, please say it again.", "好的，请再说一遍。"),
         # PIN
         "pin_title": ("Caregiver PIN", "照护者 PIN 码"),
         "pin_label": ("PIN", "PIN 码"),
@@ -403,6 +392,10 @@ APP = Catalog(
         "lang_zh": ("Chinese 中文", "中文"),
     },
 )
+
+
+# The turn's own lines (what was heard, read back, answered) live with the assistant (phonebuddy.assistant).
+APP.entries.update(TURN.entries)
 
 
 def tr(key: str, lang: str, /, **kwargs: object) -> str:

@@ -47,6 +47,9 @@ SAY = Catalog(
         "answered": ("I looked, but the phone gave me nothing to tell you.", "我查了，但手机没有给出可以告诉您的信息。"),
     },
 )
+# The whole ending when the request was not to do something ("No, leave it", "不要给陈爱丽打电话"): nothing was
+# done because nothing was asked, so no "Done" and no check is said before it (harness.fastpath finishes with it).
+WONT = Text("OK, I won't.", "好的，我不做。")
 
 
 class Ending(StrEnum):
@@ -106,12 +109,17 @@ def ending_of(result: EpisodeResult) -> Ending:
 _DONE_WORDS = re.compile(r"^\s*(?:done|finished|ok(?:ay)?|完成了?|好了|已完成)\s*[.!。！,，:：]*\s*", re.IGNORECASE)
 
 
-def _model_words(result: EpisodeResult) -> str:
-    """What the model said when it finished, less a bare "Done." that would only echo our own sentence."""
+def _finish_text(result: EpisodeResult) -> str:
+    """The words of the executed finish, as the model (or the fast path) wrote them."""
     for step in reversed(result.steps):
         if step.action.kind is ActionKind.FINISH and step.executed:
-            return _DONE_WORDS.sub("", (step.action.text or "").strip(), count=1).strip()
+            return (step.action.text or "").strip()
     return ""
+
+
+def _model_words(result: EpisodeResult) -> str:
+    """What the model said when it finished, less a bare "Done." that would only echo our own sentence."""
+    return _DONE_WORDS.sub("", _finish_text(result), count=1).strip()
 
 
 def _loop_reason(result: EpisodeResult) -> Text | None:
@@ -125,6 +133,8 @@ def ending_text(result: EpisodeResult) -> Text:
     """The closing sentence(s) for the run, both languages: the ending, then what explains it."""
     ending = ending_of(result)
     verification = result.verification
+    if ending in SUCCESSFUL and _finish_text(result) in (WONT.en, WONT.zh):
+        return WONT  # only the truthful line: "OK, I won't.", never "Done. ... I won't."
     if ending is Ending.ANSWERED:
         return _answer_text(result)
     checked_says_so = ending is Ending.DONE_CHECKED and verification is not None and verification.summary is not None

@@ -34,6 +34,10 @@ Behaviour (every bound is in `LoopConfig`):
   step (so a state already true before the run is not taken as success). A verification carrying a
   `summary` is said (SUMMARY) and appended to the run's summary and history record.
 
+Its settings and small parts (LoopConfig, RunInfo, the user channel, consent and purchase approval,
+redaction, the hand-over screen tests) are in assistant_core/loop_parts.py; the conversation rows are the
+assistant's (phonebuddy/assistant.py), written from these events.
+
 No printing, no globals, no wall-clock sleeping of its own: time comes from `clock`, waiting from
 `sleep` (by default an interruptible wait on the stop event).
 """
@@ -41,18 +45,15 @@ No printing, no globals, no wall-clock sleeping of its own: time comes from `clo
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field, replace
-from typing import Protocol, runtime_checkable
 
 from assistant_core.confirm import (
     PURCHASE_CATEGORIES,
     ConfirmationRequest,
     Confirmer,
-    Patience,
     build_request,
     confirmation_flow,
 )
@@ -79,23 +80,35 @@ from assistant_core.events import (
     Verification,
     VerificationStatus,
 )
-from assistant_core.history import EventRow, HistoryStore, MessageRow, make_thumbnail
+from assistant_core.history import EventRow, HistoryStore, make_thumbnail
 from assistant_core.i18n import Catalog, Text
+from assistant_core.loop_parts import (  # noqa: F401  (re-exported: where callers have always found them)
+    LoopConfig,
+    OutcomeCheck,
+    RunInfo,
+    ScriptedUser,
+    UserChannel,
+    _Approval,
+    _Consent,
+    _is_black,
+    _money,
+    _recent_typed,
+    _redact,
+    _screen_fingerprint,
+    screen_needs_handover,
+)
 from assistant_core.safety import (
     HANDOVER_RULES,
-    Category,
     GateContext,
     Rule,
     SafetyGate,
     action_signature,
     describe_under_way,
     foreground_allowed,
-    screen_codes,
     screen_handover,
     target_changed,
 )
 from assistant_core.session import MetaCommand, parse_meta
-from assistant_core.settings import CaregiverSettings
 from assistant_core.types import (
     Action,
     ActionKind,
@@ -157,152 +170,6 @@ FEEDBACK_HANDOVER = "The user did this part themselves (a protected screen, a pa
 FEEDBACK_LEFT = "That action left the allowed apps; the assistant went back. Stay in the allowed apps."
 FEEDBACK_ACTION_FAILED = "The action could not be done: {detail}"
 FEEDBACK_DISCONNECTED = "The phone disconnected during this action; it may not have happened. Look again."
-REDACTED = "•••"
-_SECRET_DIGITS = re.compile(r"(?<!\d)\d{4,8}(?!\d)")
-
-
-@runtime_checkable
-class UserChannel(Protocol):
-    """Asks the user a free question and waits (call_user, loop guard, hand-over). None: no answer or stop."""
-
-    def ask_user(self, question: Text, *, timeout_s: float | None = None) -> str | None: ...
-
-
-@dataclass
-class CallbackUser:
-    """A UserChannel around a plain callable `question -> answer`."""
-
-    callback: Callable[[Text], str | None]
-
-    def ask_user(self, question: Text, *, timeout_s: float | None = None) -> str | None:
-        return self.callback(question)
-
-
-@dataclass
-class ScriptedUser:
-    """Answers from a list in order; None when it runs out. Records the questions (tests, CLI)."""
-
-    answers: list[str | None] = field(default_factory=list)
-    questions: list[Text] = field(default_factory=list)
-
-    def ask_user(self, question: Text, *, timeout_s: float | None = None) -> str | None:
-        self.questions.append(question)
-        return self.answers.pop(0) if self.answers else None
-
-
-class OutcomeCheck(Protocol):
-    """After the run: is the goal really achieved? Returns verified / not_verified / cannot_verify."""
-
-    def __call__(self, *, goal: str, result: EpisodeResult, device: Device) -> Verification: ...
-
-
-@dataclass(frozen=True)
-class LoopConfig:
-    step_budget: int = 30
-    loop_guard_repeats: int = 6
-    loop_guard_hard_limit: int = 20
-    max_policy_retries: int = 3
-    patience: Patience = Patience()
-    reconnect_attempts: int = 10
-    reconnect_delay_s: float = 2.0
-    max_handovers: int = 5
-    max_wait_ms: int = 60_000
-    user_timeout_s: float | None = None
-    thumbnails: bool = True
-    lang: str = "en"
-    # One question per purchase: a yes covers the later steps of the same purchase (same amount and payee).
-    # Off: every step the gate rules CONFIRM is asked (tests that read each read-back).
-    one_question_per_purchase: bool = True
-
-
-    @classmethod
-    def from_settings(cls, settings: CaregiverSettings, **overrides: object) -> LoopConfig:
-        """The loop's bounds from the caregiver's settings (step budget, patience, loop guard, language)."""
-        values: dict[str, object] = {
-            "step_budget": settings.step_budget,
-            "loop_guard_repeats": settings.loop_guard_repeats,
-            "patience": Patience(window_s=settings.confirm_window_s, reminders=settings.confirm_reminders),
-            "lang": settings.language,
-        }
-        values.update(overrides)
-        return cls(**values)  # type: ignore[arg-type]
-
-
-def gate_context_from(settings: CaregiverSettings, app_labels: dict[str, str]) -> GateContext:
-    """The gate's context from the caregiver's settings and the phone's app labels."""
-    return GateContext(allowed_apps=settings.allowed_apps, always_confirm=settings.always_confirm,
-                       app_labels=dict(app_labels), lang=settings.language)
-
-
-# Consent may carry over one step only for these (never for money or for anything sent to someone).
-CARRY_CATEGORIES: frozenset[Category] = frozenset(
-    {Category.DELETE, Category.INSTALL, Category.UNINSTALL, Category.SECURITY, Category.ACCOUNT, Category.PERMISSION}
-)
-
-
-@dataclass(frozen=True)
-class _Consent:
-    """What the user said yes to, for the app's own confirmation dialog in the very next step."""
-
-    category: Category | None
-    foreground: str
-    how_much: str
-    to_whom: str
-
-    def carries_from(self, prior: _Consent) -> bool:
-        return (self.category is not None and self.category in CARRY_CATEGORIES and self == prior
-                and not self.how_much and not self.to_whom)
-
-
-# How many later steps one yes to a purchase may cover (Buy now → Pay in the shop → Pay in the wallet).
-MAX_COVERED_STEPS = 2
-_MONEY_NUMBER = re.compile(r"\d[\d,]*(?:\.\d+)?")
-
-
-def _money(amount: str) -> float | None:
-    match = _MONEY_NUMBER.search(amount or "")
-    if match is None:
-        return None
-    try:
-        return round(float(match.group(0).replace(",", "")), 2)
-    except ValueError:
-        return None
-
-
-@dataclass
-class _Approval:
-    """A yes to one purchase: what was approved, on which screen and in which app (recorded in the history).
-    A later step of the same purchase (a payment or purchase step whose amount and payee are the same) is
-    covered by it, at most MAX_COVERED_STEPS times; any difference asks again. The gate still judges every
-    step: only its question is answered by this yes."""
-
-    step: int
-    amount: str
-    payee: str
-    item: str
-    address: str
-    app: str
-    package: str
-    screen: str  # the button the yes was for
-    covered: int = 0
-
-    def covers(self, request: ConfirmationRequest) -> bool:
-        value = _money(self.amount)
-        return (request.category in PURCHASE_CATEGORIES and self.covered < MAX_COVERED_STEPS
-                and value is not None and _money(request.how_much) == value
-                and bool(request.payee) and request.payee.casefold() == self.payee.casefold())
-
-    def record(self) -> dict[str, str]:
-        return {"step": str(self.step), "amount": self.amount, "payee": self.payee, "item": self.item,
-                "address": self.address, "app": self.app, "package": self.package, "screen": self.screen}
-
-
-@dataclass(frozen=True)
-class RunInfo:
-    """What the history's run row records about the run's set-up."""
-
-    device: str = ""
-    policy: str = ""
 
 
 class _Ended(Exception):
@@ -394,7 +261,6 @@ class _Episode:
     approval: _Approval | None = None  # the user's yes to the purchase under way (one question per purchase)
     approvals: list[dict[str, str]] = field(default_factory=list)  # every approval and what it covered
     pending_events: list[EventRow] = field(default_factory=list)
-    pending_messages: list[MessageRow] = field(default_factory=list)
 
     # --- plumbing -------------------------------------------------------------------------------------------
 
@@ -405,28 +271,19 @@ class _Episode:
         return self.goal + "\n" + "\n".join(f"(The user said: {note})" for note in self.user_notes)
 
     def emit(self, event: Event) -> Event:
-        """Queue the event (and its conversation line) for the history; `flush` writes them, and is called
-        before anything is dispatched, asked or waited for, so the record always precedes the action."""
+        """Queue the event for the history; `flush` writes them, and is called before anything is
+        dispatched, asked or waited for, so the record always precedes the action. The conversation rows
+        are not the loop's: the assistant (phonebuddy.assistant) writes them from these events."""
         if self.history is not None and self.run_id is not None:
             now = self.history.clock()
             self.pending_events.append(EventRow(self.run_id, self.seq, event.step, str(event.kind), event.payload(), now))
-            line: tuple[str, str] | None = None
-            if isinstance(event, Said) and event.purpose is not SayPurpose.SUMMARY and not event.answer:
-                # The closing lines and a question's answer are recorded once, as the ending (see run())
-                line = ("assistant", event.text.get(self.config.lang))
-            elif isinstance(event, Paused) and event.reason is not PauseReason.DEVICE_LOST:
-                line = ("assistant", event.message.get(self.config.lang))
-            elif isinstance(event, Resumed) and event.answer:
-                line = ("user", event.answer)
-            if line is not None:
-                self.pending_messages.append(MessageRow(self.run_id, line[0], line[1], self.config.lang, now))
         self.seq += 1
         return event
 
     def flush(self) -> None:
-        if self.history is not None and (self.pending_events or self.pending_messages):
-            self.history.record_batch(self.pending_events, self.pending_messages)
-        self.pending_events, self.pending_messages = [], []
+        if self.history is not None and self.pending_events:
+            self.history.record_batch(self.pending_events, [])
+        self.pending_events = []
 
     def check_stop(self) -> None:
         if self.stop.is_set():
@@ -442,7 +299,8 @@ class _Episode:
         if self.history is not None:
             self.run_id = self.history.start_run(self.goal, lang=self.config.lang, device=self.info.device,
                                                  policy=self.info.policy)
-            self.history.add_message("user", self.goal, lang=self.config.lang, run_id=self.run_id)
+            if self.info.started is not None:
+                self.info.started(self.run_id)
         outcome, summary = Outcome.STOPPED, MSG["stopped"]
         self.before_check()
         try:
@@ -477,11 +335,8 @@ class _Episode:
             if self.history is not None and self.run_id is not None:
                 v = result.verification
                 ending = ending_text(result).get(self.config.lang)
-                # The one writer of the ending: the conversation and the run record say how the run ended as
-                # the user is told (endings.py), in the run's language, with the run id; a finish after the
-                # user said no is "Not done, because you said no" in both, never "Done" in one of them.
-                self.pending_messages.append(MessageRow(self.run_id, "assistant", ending, self.config.lang,
-                                                        self.history.clock()))
+                # The run record says how the run ended as the user is told (endings.py), in the run's
+                # language; the assistant writes the same ending into the conversation, with the run id.
                 self.flush()
                 self.history.finish_run(self.run_id, outcome=str(outcome), steps=len(self.steps),
                                         summary=ending,
@@ -913,55 +768,3 @@ class _Episode:
         return True
 
 
-def screen_needs_handover(obs: Observation) -> bool:
-    """Whether the loop hands this screen to the user instead of asking the policy: a secure or locked
-    screen, or a capture that came back all black (a protected screen the device did not report)."""
-    return obs.is_secure or obs.is_locked or _is_black(obs.screenshot)
-
-
-def _is_black(image: object) -> bool:
-    """Whether a PIL screenshot is entirely black (FLAG_SECURE captures come back like this)."""
-    getbbox = getattr(image, "getbbox", None)
-    if getbbox is None:
-        return False
-    return getbbox() is None
-
-
-def _screen_fingerprint(obs: Observation) -> int:
-    """What the app shows, for 'did anything change': the non-system nodes' text, place and state."""
-    return hash(tuple((e.label, e.bounds, e.checked, e.focused, e.selected) for e in obs.elements or ()
-                      if not e.resource_id.startswith("com.android.systemui") and e.package != "com.android.systemui")
-                + (obs.foreground, obs.activity))
-
-
-def _recent_typed(steps: Sequence[Step]) -> str:
-    """The text typed since the last non-typing action (what a Send button would send)."""
-    typed: list[str] = []
-    for step in reversed(steps):
-        if not step.executed:
-            continue
-        if step.action.kind is ActionKind.TYPE:
-            typed.append(step.action.text or "")
-            continue
-        break
-    return "".join(reversed(typed)).strip()
-
-
-def _redact(proposal: Proposal, decision: Decision, obs: Observation | None = None) -> tuple[Action, str, str]:
-    """The action, raw text and thought as they may be shown, spoken or stored: secrets replaced (a typed
-    secret, a code in speech, and any one-time code visible on the screen)."""
-    action, raw, thought = proposal.action, proposal.raw_text, proposal.thought
-    for code in sorted(screen_codes(obs) if obs is not None else (), key=len, reverse=True):
-        raw, thought = raw.replace(code, REDACTED), thought.replace(code, REDACTED)
-        if action.text and code in action.text:
-            action = replace(action, text=action.text.replace(code, REDACTED))
-    if decision.rule == str(Rule.HANDOVER_SECRET_FIELD) and action.kind is ActionKind.TYPE and action.text:
-        secret = action.text.strip()
-        if secret:
-            raw = raw.replace(secret, REDACTED)
-            thought = thought.replace(secret, REDACTED)
-        return replace(action, text=REDACTED), raw, thought
-    if decision.rule == str(Rule.DENY_SECRET_SPEECH) and action.text:
-        return (replace(action, text=_SECRET_DIGITS.sub(REDACTED, action.text)),
-                _SECRET_DIGITS.sub(REDACTED, raw), _SECRET_DIGITS.sub(REDACTED, thought))
-    return action, raw, thought

@@ -4,9 +4,9 @@
 yes/no/确认/取消/是/不, slower/faster/慢一点/快一点, help/帮助 (with common variants and politeness words
 such as "please"/"请"/"吧"). A sentence that merely contains the word ("stop the alarm at seven") is a
 request for the model, not a command. `_PHRASES[MetaCommand.STOP]` is the product's one list of spoken
-stop words per language: the app's window, its confirmation dialog (app/voice_answers.py), the wizard and
-the command line all decide "stop" with `parse_meta`. The app's window routes what it hears (there is no
-second session object beside it).
+stop words per language: the assistant (phonebuddy/assistant.py: the one router of what was heard or
+typed), the confirmation answers (assistant_core/answers.py), the wizard and the command line all decide
+"stop" with `parse_meta`.
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from assistant_core.endings import WONT  # the declining line, said alone as the ending
 from assistant_core.i18n import Catalog, Text
 from assistant_core.types import Action, ActionError, ActionKind, Observation, Proposal, Query, Setting, Step
 from harness.verify import extract
@@ -78,8 +79,6 @@ class PlanStatus(StrEnum):
     HAND_OVER = "hand_over"  # not understood completely: the model takes the original goal
     DECLINE = "decline"  # the user says not to do it ("不要给她打电话", "No, leave it"): say "OK, I won't", do nothing
 
-
-WONT = Text("OK, I won't.", "好的，我不做。")
 
 # Negation (Build 6 of issue 28): a request that says not to do something, or takes it back, is never
 # acted on and never asked about. The phrases that only look negative come out first: "do not disturb"

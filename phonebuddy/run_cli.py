@@ -172,6 +172,35 @@ class ConsoleUser:
         return line.strip() or None
 
 
+class _RunFront:
+    """The command line as the assistant's front end: what the assistant says is printed to stderr; a
+    request it decides to start becomes the episode, driven by `Assistant.drive`."""
+
+    def __init__(self, make_episode: Any):
+        self.make_episode = make_episode
+        self.episode: Any = None
+
+    def say(self, kind: str | None, text: str, cue: str | None) -> None:
+        if cue:
+            print(text, file=sys.stderr, flush=True)
+
+    def command(self, command: Any) -> None:
+        pass  # a command as the goal is refused by the caller (nothing is running to stop or repeat)
+
+    def confirm(self, answer: Any) -> None:
+        pass  # confirmations come from --confirm (ConsoleConfirmer / FixedConfirmer)
+
+    def reply(self, text: str | None) -> None:
+        pass  # questions are answered by --answer or the console (ConsoleUser)
+
+    def elsewhere(self, text: str) -> None:
+        pass
+
+    def start(self, goal: str) -> bool:
+        self.episode = self.make_episode()
+        return True
+
+
 class TaskOutcomeCheck:
     """The outcome-check hook filled by a PhoneWorld-lite task's verifier (app state, not pixels)."""
 
@@ -317,25 +346,33 @@ def _run(args: argparse.Namespace) -> int:
     sleep = (lambda s: None) if device_spec.kind == "sim" else (lambda s: stop.wait(s))
     questions: list[dict[str, str]] = []
     events: list[dict[str, Any]] = []
-    gen = parts.episode(goal, policy=policy, confirmer=confirmer, user=user, history=history, stop=stop, sleep=sleep,
-                        info=RunInfo(device=args.device, policy=args.policy.split(":", 1)[0]))
+
+    def follow(event: Any) -> None:
+        if args.json:
+            events.append({"step": event.step, **event.payload()})
+        if str(event.kind) == "confirmation_requested":
+            questions.append({"step": event.step, "en": event.question.en, "zh": event.question.zh})
+        if (isinstance(event, Said) and event.purpose is not SayPurpose.SUMMARY and not event.answer
+                and not args.json):
+            print(event.text.get(args.lang), flush=True)  # the ending (with any answer) is printed once, below
+
+    # The request goes through the assistant, as in the window: it routes the words, starts the run (the
+    # front hall assembled it above) and writes the conversation rows with the run id.
+    from phonebuddy.assistant import Assistant, Heard, Route
+
+    front = _RunFront(lambda: parts.episode(
+        goal, policy=policy, confirmer=confirmer, user=user, history=history, stop=stop, sleep=sleep,
+        info=RunInfo(device=args.device, policy=args.policy.split(":", 1)[0], started=assistant.run_started)))
+    assistant = Assistant(lang=args.lang, front=front, history=history)
     try:
-        while True:
-            try:
-                event = next(gen)
-            except StopIteration as done:
-                result = done.value
-                break
-            if args.json:
-                events.append({"step": event.step, **event.payload()})
-            if str(event.kind) == "confirmation_requested":
-                questions.append({"step": event.step, "en": event.question.en, "zh": event.question.zh})
-            if (isinstance(event, Said) and event.purpose is not SayPurpose.SUMMARY and not event.answer
-                    and not args.json):
-                print(event.text.get(args.lang), flush=True)  # the ending (with any answer) is printed once, below
+        turn = assistant.hear(Heard(goal, typed=True))
+        if turn.route is not Route.REQUEST or front.episode is None:
+            raise UsageError(f"{goal!r} is a command ({turn.command}), not a request for the phone")
+        result = assistant.drive(front.episode, follow)
     except KeyboardInterrupt:
         stop.set()
-        gen.close()
+        if front.episode is not None:
+            front.episode.close()
         print("stopped", file=sys.stderr)
         return EXIT_STOPPED
     finally:

@@ -11,9 +11,9 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 
 from app.agent import AgentChoice, AgentKind
+from app.failures import DOWNLOAD_ADVICE, describe_failure, speakable
 from app.main_window import AppServices, MainWindow
 from app.phone import open_simulated
-from app.runner import DOWNLOAD_ADVICE, describe_failure, speakable
 from app.settings_flow import open_caregiver_settings
 from app.setup_wizard import SetupActions, SetupWizard
 from app.strings import tr

@@ -83,11 +83,13 @@ def test_spoken_stop_ends_the_run(qtbot):
     window = make_window(qtbot)
     window.submit_request("Call Sophie Tang")
     qtbot.waitUntil(lambda: window._dialog is not None, timeout=30_000)
-    assert window.handle_voice_command("stop please")
+    from phonebuddy.assistant import Heard, Route, TurnState, route
+
+    assert window.assistant.hear(Heard("stop please")).route is Route.COMMAND
     with qtbot.waitSignal(window.run_finished, timeout=30_000):
         pass
     assert _calls(window) == []
-    assert not window.handle_voice_command("stop the alarm at seven")  # a sentence is a request
+    assert route(Heard("stop the alarm at seven"), TurnState.IDLE).route is Route.REQUEST  # a sentence is a request
 
 
 def _reply(tool: str, **arguments) -> str:

@@ -325,13 +325,13 @@ def test_a_secret_typed_into_a_password_field_is_redacted_and_handed_over():
     assert "hunter22" not in action.text + raw + thought
 
 
-def test_the_conversation_is_recorded_and_searchable(tmp_path):
+def test_the_run_is_searchable_and_the_loop_writes_no_conversation_rows(tmp_path):
+    """The loop records steps and events; the conversation rows are the assistant's (tests/test_assistant.py)."""
     history = HistoryStore(tmp_path / "h.db")
     user = ScriptedUser(["安娜"])
     _, result, _, _, _ = run([tool_call("call_user", text="写给谁？"), FINISH], user=user, history=history)
-    roles = [h.table for h in history.search("安娜")]
-    assert "conversation" in roles
-    assert history.search("do the thing")[0].run_id == result.run_id
+    assert history.search("call_user")[0].run_id == result.run_id
+    assert not list(history._open()["conversation"].rows)
 
 
 def test_the_apps_own_are_you_sure_dialog_does_not_ask_the_user_twice_for_one_delete():

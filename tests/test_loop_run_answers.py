@@ -155,3 +155,13 @@ def test_the_window_and_phonebuddy_run_give_the_same_ending_and_history_rows(qtb
     assert [s.action.to_dict() for s in result.steps] == [s["action"] for s in out["steps"]]
     assert window.conversation.entries[-1].text == out["summary"]
     assert rows(tmp_path / "app.db", result.run_id) == rows(tmp_path / "cli.db", out["run_id"])
+
+
+@pytest.mark.parametrize(("goal", "lang"), [("Turn off airplane mode? No, leave it", "en"), ("别打开飞行模式", "zh")])
+def test_a_do_not_request_ends_with_only_ok_i_wont(goal, lang, capsys):
+    """After the user says not to do it, the ending is only the truthful line, never "Done. ... I won't."."""
+    from assistant_core.endings import WONT
+
+    code, out = run_json([goal, "--device", "sim", "--policy", "noop", "--lang", lang, "--no-history"], capsys)
+    assert out["summary"] == WONT.get(lang), out["summary"]
+    assert code == cli.EXIT_DONE and [s["action"]["kind"] for s in out["steps"]] == ["finish"]  # nothing done

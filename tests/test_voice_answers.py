@@ -10,7 +10,7 @@ import pytest
 
 from app.main_window import AppServices
 from app.strings import tr
-from app.voice_answers import NO_PHRASES, YES_PHRASES, Heard, classify_answer, parse_answer
+from assistant_core.answers import NO_PHRASES, YES_PHRASES, Heard, classify_answer, parse_answer
 from assistant_core.confirm import MSG as CONFIRM_MSG
 from assistant_core.types import ConfirmAnswer
 from tests.app_fixtures import make_window
