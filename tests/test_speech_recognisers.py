@@ -239,3 +239,13 @@ def test_settings_flow_saves_the_choice_and_the_window_listens_with_it(qtbot):
     from app.main import _recogniser
 
     assert _recogniser(history) == "small"  # what the next start builds its transcriber with
+
+
+def test_on_the_measured_reference_machine_small_is_offered_and_turbo_is_not():
+    """bench/results/asr_sizes.json, measured on the project's 2-core machine: small runs a 10 s command in
+    well under real time at int8, large-v3-turbo takes longer than the speech itself."""
+    report = json.loads((Path(__file__).resolve().parents[1] / "bench" / "results" / "asr_sizes.json").read_text())
+    speeds = speeds_from_report(report, cores=2)
+    assert set(speeds) >= {"base", "small", "large-v3-turbo"}
+    assert speeds["small"].rtf < 1.0 <= speeds["large-v3-turbo"].rtf
+    assert recommended(speeds, Machine(cores=2, available_mb=8_000)) == "small"
