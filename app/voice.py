@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 # Words a phone request often holds that Whisper mishears without a hint ("Wi-Fi" -> "live").
 HOTWORDS: dict[str, tuple[str, ...]] = {
     "en": ("Wi-Fi", "Bluetooth", "Settings", "airplane mode", "PhoneBuddy"),
-    "zh": ("设置", "蓝牙", "飞行模式", "微信", "打开"),
+    "zh": ("设置", "蓝牙", "飞行模式", "微信", "打开", "闹钟"),
 }
 
 
