@@ -249,3 +249,17 @@ def test_on_the_measured_reference_machine_small_is_offered_and_turbo_is_not():
     assert set(speeds) >= {"base", "small", "large-v3-turbo"}
     assert speeds["small"].rtf < 1.0 <= speeds["large-v3-turbo"].rtf
     assert recommended(speeds, Machine(cores=2, available_mb=8_000)) == "small"
+
+
+def test_the_cli_lists_the_sizes_with_this_computers_measured_speed(tmp_path, monkeypatch, capsys):
+    from speech.cli import main
+
+    monkeypatch.setenv("PHONEBUDDY_MODEL_DIR", str(tmp_path))
+    (tmp_path / SPEED_FILE).write_text(json.dumps(REPORT), encoding="utf-8")
+    assert main(["recognisers", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)}
+    assert set(rows) == set(RECOGNISERS) and rows["small"]["librispeech_wer"] == 3.43
+    assert rows["small"]["rtf"] is not None and rows["large-v3-turbo"]["rtf"] is None
+    assert rows["small"]["recommended"] or Machine.here().available_mb < 2 * 137
+    assert main(["recognisers", "--ui-lang", "zh"]) == 0
+    assert "英文朗读测试词错误率 3.43%" in capsys.readouterr().out
