@@ -146,7 +146,7 @@ def build_window(args: argparse.Namespace, *, services=None):
             speaker=speaker,
             earcons=earcons,
             voice_input=_voice_input(args.listen_wav),
-            transcriber=whisper_transcription(),
+            transcriber=whisper_transcription(_recogniser(history)),
             history=history,
             simulated_phone=lambda lg: open_simulated(lg, seed=args.seed),
         )
@@ -176,6 +176,13 @@ def build_window(args: argparse.Namespace, *, services=None):
     if not args.self_check:
         warm_voice(window)
     return window
+
+
+def _recogniser(history) -> str:
+    """The caregiver's speech recogniser (speech.recognisers; base when none was chosen)."""
+    from speech.recognisers import DEFAULT, load_choice
+
+    return load_choice(history) if history is not None else DEFAULT
 
 
 def settings_problems(loaded) -> list:

@@ -10,6 +10,13 @@ in its language (the server starting, a phone plugged in or pulled out, what to 
 or offline phone, the server restarted); a phone that becomes ready while the window has none is opened
 off the GUI thread, and if its screen is locked the user is asked to unlock it (never the PIN). A run in progress pauses and resumes by itself (the loop waits for the phone on
 DeviceDisconnected); while it runs, the loop's own "lost"/"back" sentences are not said twice.
+
+Remembered Wi-Fi phones that stay silent (harness.adbserver.RememberedPhones; the server's reconnect at
+start takes a dead one off its list again) are said once the first device list is in, with how to forget
+them. Forgetting, like `phonebuddy devices forget`: by key (FORGET_KEYS, Ctrl+Shift+F; with several, a
+number key then picks) or by voice or typed request ("forget the phone", "forget the phone at
+192.168.1.20", "forget number 2", 忘掉手机, 忘掉第二部手机). The phone is dropped from the remembered
+list, from the server's reconnect list and from the server's phone list, and the window says so.
 """
 
 from __future__ import annotations
@@ -21,13 +28,33 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QLineEdit, QPlainTextEdit, QTextEdit
 
-from assistant_core.i18n import Text
+from assistant_core.i18n import Catalog, Text
 from harness.devicewatch import DeviceWatcher, PhoneEvent, PhoneEventKind
 from harness.phonestates import STATES
 
 log = logging.getLogger(__name__)
 
 _QUIET_DURING_RUN = (STATES["unplugged"].en,)
+
+FORGET_KEYS = "Ctrl+Shift+F"  # no screen reader or TalkBack modifier; no text-field binding in Qt
+FORGET = Catalog(
+    "phonewatch",
+    {
+        "silent": (
+            "{what} To forget it, say “forget the phone”, or press Control Shift F.",
+            "{what}要忘掉它，请说“忘掉手机”，或按 Ctrl+Shift+F。",
+        ),
+        "which": (
+            "{count} remembered phones are not answering: {names}. Say “forget” and the number, or press its number key.",
+            "有 {count} 部记住的手机没有响应：{names}。请说“忘掉”加编号，或按下编号键。",
+        ),
+        "item": ("number {number}, the phone at {address}", "{number} 号，地址为 {address} 的手机"),
+        "nothing": (
+            "There is no remembered phone to forget: every remembered phone is answering, or none is remembered.",
+            "没有要忘掉的手机：记住的手机都在响应，或者没有记住任何手机。",
+        ),
+    },
+)
 
 
 class PhoneWatch(QObject):
@@ -137,6 +164,29 @@ class _NumberKeys(QObject):
         return False
 
 
+_ADDRESS = r"(\d{1,3}(?:\.\d{1,3}){3})(?::(\d{1,5}))?"
+
+
+def forget_request(text: str) -> tuple[str, str | int | None] | None:
+    """A request to forget a remembered phone: ("forget", address / number / None for "the one"), or None
+    when the words ask something else ("don't forget to call Mum" is a request for the phone)."""
+    import re
+
+    t = text.strip().lower().rstrip("。.!！?？")
+    en = re.match(r"^(?:please\s+)?forget\b(.*)$", t)
+    zh = re.match(r"^(?:请)?(?:把)?(.*?)(?:忘掉|忘记)(.*)$", t)
+    rest = en.group(1) if en else (zh.group(1) + zh.group(2) if zh else None)
+    if rest is None:
+        return None
+    address = re.search(_ADDRESS, rest)
+    if address:
+        return "forget", f"{address.group(1)}:{address.group(2) or 5555}"
+    if not re.search(r"phone|手机", rest):  # "forget it", "忘掉第二张照片": not about a phone
+        return None
+    number = spoken_number(re.sub(r"^\s*(?:the\s+)?(?:phone|手机)\s*", "", rest).replace("手机", "").strip() or "x")
+    return "forget", number
+
+
 def attach_phone_watch(window: Any, owner: Any, *, settle_ms: int = 300, remembered: Any = None) -> PhoneWatch:
     """Start a PhoneWatch for `window` (an app.main_window.MainWindow); see the module docstring.
 
@@ -220,12 +270,91 @@ def attach_phone_watch(window: Any, owner: Any, *, settle_ms: int = 300, remembe
             return True
         return plain_submit(text)
 
-    window.submit_request = submit_or_pick
-    keys = _NumberKeys(pick, watch)
+    # Forgetting a remembered Wi-Fi phone that no longer answers (by key, by voice, by a typed request).
+    watch.pending_forget = []  # type: ignore[attr-defined]  # the silent phones read out, by number
+
+    def silent_phones() -> list[str]:
+        ready = {d.serial for d in watch.devices() if d.state == "device"}
+        return [a for a in remembered.load()["wifi"] if a not in ready]
+
+    def forget(address: str) -> None:
+        watch.pending_forget = []
+        owner.forget(address)
+        known = remembered.forget(address)
+
+        def drop() -> bool:  # off the server's list too, whatever its state (as `phonebuddy devices forget`)
+            client = owner.client(socket_timeout=5.0)
+            if any(d.serial == address for d in client.list()):
+                client.disconnect(address)
+                return True
+            return False
+
+        def said(listed: bool) -> None:
+            say(STATES["forgot" if (known or listed) else "not_remembered"].format(address=address))
+
+        BackgroundOp(drop, on_done=said, on_failed=lambda _exc: said(False), parent=window).start()
+
+    def forget_what(target: str | int | None) -> bool:
+        silent = silent_phones()
+        if isinstance(target, str):
+            forget(target)
+        elif isinstance(target, int) and watch.pending_forget and 1 <= target <= len(watch.pending_forget):
+            forget(watch.pending_forget[target - 1])
+        elif not silent:
+            say(FORGET["nothing"])
+        elif len(silent) == 1 and target in (None, 1):
+            forget(silent[0])
+        else:
+            watch.pending_forget = silent
+            items = [FORGET["item"].format(number=i, address=a) for i, a in enumerate(silent, 1)]
+            say(Text(FORGET["which"].en.format(count=len(silent), names="; ".join(t.en for t in items)),
+                     FORGET["which"].zh.format(count=len(silent), names="；".join(t.zh for t in items))))
+        return True
+
+    def tell_silent() -> None:
+        """Once the first device list is in: the remembered phones that did not come back, and how to forget."""
+        watcher = watch._watcher
+        if watcher is None:
+            return
+        if not watcher.wait_synced(0):
+            QTimer.singleShot(500, tell_silent)
+            return
+        silent = silent_phones()
+        if silent and window.phone is None:
+            say(FORGET["silent"].format(what=STATES["remembered_silent"].format(address=silent[0])))
+
+    def submit_or_forget(text: str) -> bool:
+        if window.is_running():
+            return plain_submit_or_pick(text)
+        asked = forget_request(text)
+        if asked is None and watch.pending_forget and spoken_number(text) is not None:
+            asked = ("forget", spoken_number(text))
+        if asked is not None:
+            return forget_what(asked[1])
+        return plain_submit_or_pick(text)
+
+    plain_submit_or_pick = submit_or_pick
+    window.submit_request = submit_or_forget
+    from PySide6.QtGui import QKeySequence, QShortcut
+
+    forget_key = QShortcut(QKeySequence(FORGET_KEYS), window)
+    forget_key.setContext(Qt.ShortcutContext.WindowShortcut)
+    forget_key.activated.connect(lambda: None if window.is_running() else forget_what(None))
+    watch.forget_key = forget_key  # type: ignore[attr-defined]
+    watch.destroyed.connect(lambda *_: forget_key.setEnabled(False))
+
+    def pick_or_forget(number: int) -> bool:
+        if watch.pending_forget and 1 <= number <= len(watch.pending_forget):
+            return forget_what(number)
+        return pick(number)
+
+    keys = _NumberKeys(pick_or_forget, watch)
     QApplication.instance().installEventFilter(keys)
     watch.destroyed.connect(lambda *_: QApplication.instance().removeEventFilter(keys))
     watch.pick = pick  # type: ignore[attr-defined]  # the same choice by other means (tests, voice later)
     watch.announcement.connect(say)
     watch.phone_ready.connect(ready)
     window.destroyed.connect(lambda *_: watch.stop())
-    return watch.start()
+    watch.start()
+    QTimer.singleShot(500, tell_silent)
+    return watch

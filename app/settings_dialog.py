@@ -3,7 +3,10 @@
 `CaregiverSettingsDialog(initial, agent, installed_apps, ...)` edits a copy: the allowed apps picked
 from the phone's installed apps by their names, the optional categories that always ask (the mandatory
 ones are listed as always asked and cannot be switched off), the step budget, language, voice, speech
-rate, and the model (local 4-bit, local CPU, a server address, or the scripted demonstration).
+rate, the model (local 4-bit, local CPU, a server address, or the scripted demonstration), and the speech
+recogniser (speech.recognisers: Whisper base, small or large-v3-turbo, each with its published accuracy and its
+speed measured on this computer, the recommended one marked; Download fetches the chosen one with a
+progress bar and spoken percentages).
 `result_settings()` / `result_agent()` give the validated choice; a bad value keeps the dialog open with
 the reason shown and announced.
 """
@@ -13,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -23,6 +26,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QProgressBar,
     QPushButton,
     QSpinBox,
     QVBoxLayout,
@@ -32,8 +36,13 @@ from PySide6.QtWidgets import (
 from app.agent import AgentChoice, AgentKind, check_server_address
 from app.strings import tr
 from assistant_core.errors import SettingsError
+from assistant_core.i18n import Text, retry_hint
 from assistant_core.safety import MANDATORY_CONFIRM, OPTIONAL_CONFIRM, Category, category_phrase
 from assistant_core.settings import CaregiverSettings
+from speech.messages import MESSAGES
+from speech.recognisers import DEFAULT as DEFAULT_RECOGNISER
+from speech.recognisers import RECOGNISERS, Machine, load_speeds, offers
+from speech.recognisers import TEXT as REC_TEXT
 
 AGENT_OPTIONS = (
     (AgentKind.LOCAL_4BIT, "cs_model_local4"),
@@ -41,6 +50,12 @@ AGENT_OPTIONS = (
     (AgentKind.SERVER, "cs_model_server"),
     (AgentKind.DEMO, "cs_model_demo"),
 )
+
+
+class _Progress(QObject):
+    """Carries download progress from the downloading thread to the dialog (queued to the GUI thread)."""
+
+    fraction = Signal(float)
 
 
 def _name(widget: QWidget, lang: str, key: str, desc: str | None = None) -> None:
@@ -59,6 +74,10 @@ class CaregiverSettingsDialog(QDialog):
         voices: Sequence[str] = (),
         model_names: Sequence[str] = (),
         announce: Callable[[str], object] | None = None,
+        recogniser: str = "base",
+        recogniser_offers: Sequence | None = None,
+        download_recogniser: Callable[[str, Callable[[float], None]], object] | None = None,
+        recogniser_present: Callable[[str], bool] | None = None,
         parent: QWidget | None = None,
     ):
         super().__init__(parent)
@@ -141,6 +160,7 @@ class CaregiverSettingsDialog(QDialog):
         self.server.setObjectName("serverAddress")
         self.server.setPlaceholderText("http://192.168.1.20:8000/v1")
         self.agent_kind.currentIndexChanged.connect(self._sync_server)
+        self._build_recogniser(recogniser, recogniser_offers, download_recogniser, recogniser_present)
 
         self.change_pin = QPushButton()
         self.change_pin.setObjectName("changePin")
@@ -168,7 +188,7 @@ class CaregiverSettingsDialog(QDialog):
         self.form_labels: dict[str, QLabel] = {}
         for key, field in (("cs_budget", self.budget), ("cs_language", self.language), ("cs_voice", self.voice),
                            ("cs_rate", self.rate), ("cs_model", self.agent_kind), ("cs_model_name", self.model_name),
-                           ("cs_server", self.server)):
+                           ("cs_server", self.server), ("rec_label", self.recogniser)):
             label = QLabel()
             label.setBuddy(field)
             self.form_labels[key] = label
@@ -191,10 +211,15 @@ class CaregiverSettingsDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(lists, 1)
         layout.addLayout(self.form)
+        row = QHBoxLayout()
+        row.addWidget(self.recogniser_download)
+        row.addWidget(self.recogniser_progress, 1)
+        layout.addLayout(row)
+        layout.addWidget(self.recogniser_status)
         layout.addWidget(self.error)
         layout.addLayout(buttons)
         order = [self.apps, self.categories, self.budget, self.language, self.voice, self.rate,
-                 self.agent_kind, self.model_name, self.server, self.change_pin, self.setup, self.privacy, self.ok, self.cancel]
+                 self.agent_kind, self.model_name, self.server, self.recogniser, self.recogniser_download, self.change_pin, self.setup, self.privacy, self.ok, self.cancel]
         for a, b in zip(order, order[1:], strict=False):
             self.setTabOrder(a, b)
         self.retranslate(lang)
@@ -219,7 +244,7 @@ class CaregiverSettingsDialog(QDialog):
         labels = {"cs_budget": "cs_budget", "cs_language": "cs_language", "cs_voice": "cs_voice",
                   "cs_rate": "cs_rate", "cs_model": "cs_model", "cs_model_name": "cs_model_name", "cs_server": "cs_server"}
         for key, label in self.form_labels.items():
-            label.setText(tr(labels[key], lang))
+            label.setText(REC_TEXT.get(key[4:], lang) if key.startswith("rec_") else tr(labels[key], lang))
         _name(self.budget, lang, "cs_budget")
         _name(self.language, lang, "cs_language")
         _name(self.voice, lang, "cs_voice")
@@ -227,6 +252,7 @@ class CaregiverSettingsDialog(QDialog):
         _name(self.agent_kind, lang, "cs_model")
         _name(self.model_name, lang, "cs_model_name")
         _name(self.server, lang, "cs_server")
+        self._retranslate_recogniser(lang)
         self.language.setItemText(0, tr("lang_en", lang))
         self.language.setItemText(1, tr("lang_zh", lang))
         self.voice.setItemText(0, tr("cs_voice_female", lang))
@@ -242,6 +268,113 @@ class CaregiverSettingsDialog(QDialog):
         self.privacy.setText(PRIVACY_TEXT.get("open", lang))
         self.privacy.setAccessibleName(PRIVACY_TEXT.get("open", lang))
         self.privacy.setAccessibleDescription(PRIVACY_TEXT.get("desc", lang))
+
+    # -- the speech recogniser ------------------------------------------------------------------------
+
+    def _build_recogniser(self, chosen, given_offers, download, present) -> None:
+        if given_offers is None:
+            from speech.models import default_cache_dir
+
+            machine = Machine.here()
+            given_offers = offers(load_speeds(default_cache_dir(), machine.cores), machine)
+        self.recogniser_offers = list(given_offers)
+        self._download_recogniser = download
+        self._recogniser_present = present
+        self.recogniser = QComboBox()
+        self.recogniser.setObjectName("recogniserChoice")
+        for offer in self.recogniser_offers:
+            self.recogniser.addItem("", offer.recogniser.name)
+        self.recogniser.setCurrentIndex(max(0, self.recogniser.findData(chosen if chosen in RECOGNISERS
+                                                                         else DEFAULT_RECOGNISER)))
+        self.recogniser_download = QPushButton()
+        self.recogniser_download.setObjectName("recogniserDownload")
+        self.recogniser_download.setEnabled(download is not None)
+        self.recogniser_download.clicked.connect(self.start_recogniser_download)
+        self.recogniser_progress = QProgressBar()
+        self.recogniser_progress.setObjectName("recogniserProgress")
+        self.recogniser_progress.setRange(0, 100)
+        self.recogniser_progress.setVisible(False)
+        self.recogniser_status = QLabel()
+        self.recogniser_status.setObjectName("recogniserStatus")
+        self.recogniser_status.setWordWrap(True)
+        self._progress = _Progress()
+        self._progress.fraction.connect(self._on_download_progress, Qt.ConnectionType.QueuedConnection)
+        self._said_percent = -1
+        self.recogniser_download_op = None
+        self.recogniser.currentIndexChanged.connect(self._show_recogniser_state)
+
+    def _retranslate_recogniser(self, lang: str) -> None:
+        for i, offer in enumerate(self.recogniser_offers):
+            self.recogniser.setItemText(i, offer.describe(lang))
+        self.recogniser.setAccessibleName(REC_TEXT.get("label", lang))
+        self.recogniser.setAccessibleDescription(REC_TEXT.get("desc", lang))
+        self.recogniser_download.setText(REC_TEXT.get("download", lang))
+        self.recogniser_download.setAccessibleName(REC_TEXT.get("download", lang))
+        self.recogniser_download.setAccessibleDescription(REC_TEXT.get("download_desc", lang))
+        self.recogniser_progress.setAccessibleName(REC_TEXT.get("download", lang))
+        self._show_recogniser_state()
+
+    def chosen_recogniser(self) -> str:
+        return self.recogniser.currentData() or DEFAULT_RECOGNISER
+
+    def _recogniser_offer(self):
+        return next(o for o in self.recogniser_offers if o.recogniser.name == self.chosen_recogniser())
+
+    def _show_recogniser_state(self) -> None:
+        name = self.chosen_recogniser()
+        parts = [self._recogniser_offer().reason.get(self.lang)]
+        if self._recogniser_present is not None:
+            parts.append(REC_TEXT.get("present" if self._recogniser_present(name) else "absent", self.lang, name=name))
+        self.recogniser_status.setText(" ".join(parts))
+        self.recogniser_status.setAccessibleName(self.recogniser_status.text())
+
+    def start_recogniser_download(self) -> None:
+        """Fetch the chosen recogniser on a background thread; the bar follows, every 25% is said aloud, and
+        the end (ready, or why not, in plain words) is shown and said."""
+        if self._download_recogniser is None or self.recogniser_download_op is not None:
+            return
+        from app.workers import BackgroundOp
+
+        name = self.chosen_recogniser()
+        self._said_percent = -1
+        self.recogniser_progress.setValue(0)
+        self.recogniser_progress.setVisible(True)
+        self.recogniser_download.setEnabled(False)
+        fetch = self._download_recogniser
+        emit = self._progress.fraction.emit
+        self.recogniser_download_op = BackgroundOp(
+            lambda: fetch(name, emit), on_done=lambda _r: self._download_ended(name, None),
+            on_failed=lambda error: self._download_ended(name, error), parent=self).start()
+
+    def _on_download_progress(self, fraction: float) -> None:
+        percent = max(0, min(100, int(fraction * 100)))
+        self.recogniser_progress.setValue(percent)
+        step = percent // 25 * 25
+        if step > self._said_percent:
+            self._said_percent = step
+            self._say(REC_TEXT.get("downloading", self.lang, name=self.chosen_recogniser(), percent=step))
+
+    def _download_ended(self, name: str, error: BaseException | None) -> None:
+        self.recogniser_download_op = None
+        self.recogniser_download.setEnabled(True)
+        if error is None:
+            self.recogniser_progress.setValue(100)
+            text = REC_TEXT.get("downloaded", self.lang, name=name)
+        else:  # speech.models' errors carry plain words in both languages; anything else is said generically
+            carried = getattr(error, "text", None)
+            text = carried.get(self.lang) if isinstance(carried, Text) else \
+                MESSAGES.get("model_offline", self.lang, name=name, again=retry_hint("button"))
+        self.recogniser_status.setText(text)
+        self.recogniser_status.setAccessibleName(text)
+        self._say(text)
+
+    def _say(self, text: str) -> None:
+        if self._announce is not None:
+            self._announce(text)
+
+    def result_recogniser(self) -> str | None:
+        """The chosen recogniser once OK was pressed (None before)."""
+        return self.chosen_recogniser() if self._settings is not None else None
 
     def _sync_server(self) -> None:
         self.server.setEnabled(self.agent_kind.currentData() == AgentKind.SERVER.value)

@@ -25,6 +25,9 @@ from app.strings import tr
 from assistant_core.errors import SettingsError
 from assistant_core.history import HistoryError
 from assistant_core.settings import SETTINGS_KEY, AppsState, PinGuard, SettingsStore
+from speech.recognisers import DEFAULT as DEFAULT_RECOGNISER
+from speech.recognisers import TEXT as REC_TEXT
+from speech.recognisers import load_choice, save_choice
 
 if TYPE_CHECKING:  # pragma: no cover
     from app.setup_wizard import SetupActions, SetupWizard
@@ -106,7 +109,9 @@ def open_caregiver_settings(window: MainWindow) -> bool:
     # The session's language (chosen with --lang, F8 or the wizard) is the one shown and kept.
     shown = replace(loaded.settings, language=window.lang)
     dialog = CaregiverSettingsDialog(shown, window.agent, installed, lang=window.lang, voices=voices,
-                                     model_names=model_names(), announce=window.announcer.announce, parent=window)
+                                     model_names=model_names(), announce=window.announcer.announce,
+                                     recogniser=load_choice(history), download_recogniser=download_recogniser,
+                                     recogniser_present=recogniser_present, parent=window)
     window.settings_dialog = dialog
     if dialog.exec() != QDialog.DialogCode.Accepted:
         return False
@@ -114,12 +119,14 @@ def open_caregiver_settings(window: MainWindow) -> bool:
     try:
         store.save(settings, app_labels=installed)
         save_agent(history, agent)
+        save_choice(history, dialog.result_recogniser() or DEFAULT_RECOGNISER)
     except HistoryError as error:  # a full disk or a lock: nothing half-saved is used, and the caregiver hears why
         window.announcer.announce(error.message.get(window.lang))
         return False
     settings = replace(settings, apps_state=AppsState.SAVED)  # the caregiver's list binds, even an empty one
     window.apply_settings(settings, agent)
     window.announcer.announce(tr("cs_saved", window.lang))
+    use_recogniser(window, dialog.result_recogniser() or DEFAULT_RECOGNISER)
     if dialog.change_pin_requested:
         new = PinDialog(lang=window.lang, new=True, parent=window)
         new.check = lambda pin: _set(guard, pin, window.lang)
@@ -131,6 +138,32 @@ def open_caregiver_settings(window: MainWindow) -> bool:
 
         open_profile_dialog(window)
     return True
+
+
+def download_recogniser(name: str, progress) -> str:
+    """Fetch Whisper `name` into the model cache (speech.models, resuming, sizes checked), reporting the
+    fraction done; a failure raises speech.messages.ModelMissingError with plain words ("press Download again")."""
+    from speech.models import ModelLocator
+
+    return str(ModelLocator(allow_download=True, progress=lambda p: progress(p.fraction), again="button").whisper(name))
+
+
+def recogniser_present(name: str) -> bool:
+    from speech.messages import ModelMissingError
+    from speech.models import ModelLocator
+
+    try:
+        ModelLocator().whisper(name)
+    except ModelMissingError:
+        return False
+    return True
+
+
+def use_recogniser(window: MainWindow, name: str) -> None:
+    """The window listens with `name` from the next recording (app.voice.WhisperTranscription.use_model)."""
+    transcription = window.services.transcriber
+    if hasattr(transcription, "use_model") and transcription.use_model(name):
+        window.announcer.announce(REC_TEXT.get("switched", window.lang, name=name))
 
 
 def save_language(history, lang: str) -> bool:

@@ -23,7 +23,7 @@ log = logging.getLogger(__name__)
 # Words a phone request often holds that Whisper mishears without a hint ("Wi-Fi" -> "live").
 HOTWORDS: dict[str, tuple[str, ...]] = {
     "en": ("Wi-Fi", "Bluetooth", "Settings", "airplane mode", "PhoneBuddy"),
-    "zh": ("设置", "蓝牙", "飞行模式", "微信", "打开"),
+    "zh": ("设置", "蓝牙", "飞行模式", "微信", "打开", "闹钟"),
 }
 
 
@@ -34,6 +34,20 @@ class WhisperTranscription:
         self.contacts: tuple[str, ...] = ()
         self.app_labels: tuple[str, ...] = ()
         self.last: Any = None
+
+    def use_model(self, name: str) -> bool:
+        """Listen with Whisper `name` (speech.recognisers: the caregiver's choice) from the next recording on;
+        the new model loads lazily (and is fetched, with progress, from the settings dialog). True when it
+        changed. A transcriber that is not faster-whisper (tests' stand-ins) is left alone."""
+        settings = getattr(self.transcriber, "settings", None)
+        if settings is None or getattr(settings, "model", name) == name:
+            return False
+        from dataclasses import replace
+
+        from speech.asr import FasterWhisperTranscriber
+
+        self.transcriber = FasterWhisperTranscriber(replace(settings, model=name), locator=self.transcriber.locator)
+        return True
 
     def set_phone_names(self, *, contacts: Sequence[str] = (), apps: Sequence[str] = ()) -> None:
         """The phone's contact names and app labels, heard as hotwords from the next transcription on."""

@@ -3,6 +3,10 @@
     phonebuddy speech transcribe FILE.wav [--language zh|en] [--model base] [--hotword NAME ...] [--json]
     phonebuddy speech say "TEXT" [--lang en|zh] [--out FILE.wav] [--rate 1.0] [--volume 1.0]
     phonebuddy speech earcon NAME [--out FILE.wav]
+    phonebuddy speech recognisers [--measure] [--choose NAME] [--json]
+        the recogniser sizes with their published accuracy, their speed measured on this computer and the
+        one recommended here (speech.recognisers); --measure times each size first (random weights at real
+        size, a minute or more); fetch one with `phonebuddy speech transcribe FILE --model small --download`
 
 Exit codes: 0 done; 1 a speech problem with a clear message (missing model, no audio device, unreadable
 file); 2 bad arguments. Heavy imports happen inside the commands.
@@ -50,6 +54,11 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--voice-en", default=None, help="piper voice name or .onnx path for English")
     s.add_argument("--voice-zh", default=None, help="Chinese voice: female or male (Kokoro), or a piper voice name / .onnx path")
 
+    r = sub.add_parser("recognisers", help="list recogniser sizes, measure their speed here", parents=[common])
+    r.add_argument("--measure", action="store_true", help="time each size on this computer first")
+    r.add_argument("--sizes", default="small,large-v3-turbo", help="sizes to measure (with --measure)")
+    r.add_argument("--json", action="store_true", help="print one JSON object")
+
     e = sub.add_parser("earcon", help="play or save an earcon", parents=[common])
     e.add_argument("name", choices=["listening", "heard", "working", "confirm", "success", "error"])
     e.add_argument("--out", type=Path, default=None)
@@ -70,6 +79,8 @@ def main(argv: list[str] | None = None) -> int:
             return _transcribe(args, locator)
         if args.command == "say":
             return _say(args, locator)
+        if args.command == "recognisers":
+            return _recognisers(args, locator)
         return _earcon(args)
     except SpeechError as error:
         print(f"phonebuddy speech: {error.text.get(args.ui_lang)}", file=sys.stderr)
@@ -154,6 +165,35 @@ def _say(args, locator) -> int:
     speaker.close()
     if item.error is not None:
         raise item.error
+    return 0
+
+
+def _recognisers(args, locator) -> int:
+    from speech.recognisers import SPEED_FILE, TEXT, Machine, load_speeds, offers
+
+    machine = Machine.here()
+    if args.measure:
+        from speech.whisper_build import measure_sizes
+
+        threads = sorted({1, min(machine.cores, 4)})
+        report = measure_sizes(["base", *[n for n in args.sizes.split(",") if n and n != "base"]],
+                               seconds=(10.0,), computes=("int8",), threads=threads, repeats=1,
+                               on_row=lambda name, run: print(f"{name}: {run['by_length']['10.0']['rtf']:.2f} "
+                                                              f"({run['threads']} threads)", file=sys.stderr))
+        locator.cache_dir.mkdir(parents=True, exist_ok=True)
+        (locator.cache_dir / SPEED_FILE).write_text(json.dumps(report, indent=1), encoding="utf-8")
+    rows = offers(load_speeds(locator.cache_dir, machine.cores), machine)
+    if args.json:
+        print(json.dumps([{"name": o.recogniser.name, "librispeech_wer": o.recogniser.librispeech_wer,
+                           "source": o.recogniser.source, "rtf": o.speed.rtf if o.speed else None,
+                           "recommended": o.recommended, "reason": o.reason.get(args.ui_lang)} for o in rows],
+                         ensure_ascii=False))
+        return 0
+    for offer in rows:
+        print(offer.describe(args.ui_lang))
+        print("    " + offer.reason.get(args.ui_lang))
+    if not any(o.speed for o in rows):
+        print(TEXT["why_unmeasured"].get(args.ui_lang, name="small, large-v3-turbo"), file=sys.stderr)
     return 0
 
 
