@@ -520,6 +520,8 @@ def table(results: dict) -> str:
         size, threads = key.split("/")
         b = r["baseline"]
         for name, f in sorted(r["runtimes"].items()):
+            if f.get("ratio") is None:  # a partial entry (e.g. a machine-plan step measured on its own)
+                continue
             rows.append(
                 f"{size:5s} {threads:>3s}  {name:7s} {r['baseline_step_s']:10.1f}  {f['step_s']:6.1f}  "
                 f"{f['ratio']:5.2f}  {b['vision_s']:5.1f}/{f['vision_s']:<5.1f}   "
