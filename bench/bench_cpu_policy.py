@@ -1,6 +1,15 @@
-"""One PhoneBuddy step on this computer's CPU at real size: today's fp32 path against the int8 CPU runtime.
+"""One PhoneBuddy step on this computer's CPU at real size: today's fp32 path against the CPU runtime.
 
-    python bench/bench_cpu_policy.py [--size 0.8b|4b] [--threads N] [--json OUT] [--keep DIR]
+    python bench/bench_cpu_policy.py [--size 0.8b|4b] [--threads N] [--repeats N] [--computes bf16,fp32]
+                                     [--json OUT] [--package] [--keep DIR]
+
+Runtimes (`--computes`, default: the chosen one, the all-bf16 model beside it on bf16-capable CPUs, and
+fp32): `bf16` is the runtime's choice on CPUs with bf16 units (bf16 weights and matmuls, fp32 activations,
+norms, states and logits; assistant_core/policy/cpu_bf16_modules.py), `bf16-all` the whole model in bf16,
+`fp32` the runtime in transformers' precision, `int8` dynamic int8 linears (opt-in). Each runtime's step is
+reported as p50/min/max over `--repeats` warm steps (`step_s_spread`; the baseline's likewise).
+The default results file also updates assistant_core/policy/cpu_measured.json, the figures the installed app
+reads (`--package` does it for another --json file).
 
 What is measured, per size and thread count, in the same run (each phase is its own process, so peak RSS is
 that phase's own):
@@ -53,6 +62,23 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 DEFAULT_JSON = ROOT / "bench" / "results" / "cpu_policy.json"
+# The figures the installed app reads (assistant_core/policy/hardware.py): package data, shipped in the wheel.
+PACKAGE_JSON = ROOT / "assistant_core" / "policy" / "cpu_measured.json"
+
+
+def package_figures(stored: dict) -> dict:
+    """The part of the results the app needs: per size/threads and runtime, the step and its memory."""
+    runs = {}
+    for key, entry in stored.get("runs", {}).items():
+        runtimes = {}
+        for name, r in entry.get("runtimes", {}).items():
+            plan = r.get("machine_plan", {})
+            runtimes[name] = {"step_s": r["step_s"], "peak_rss_gb": r["peak_rss_gb"],
+                              "machine_plan": {k: plan.get(k) for k in ("step_s", "max_pixels", "think_budget")}}
+        runs[key] = {"runtimes": runtimes, "loadavg": entry.get("loadavg")}
+    return {"source": "bench/bench_cpu_policy.py (real-size Qwen3.5 architecture, random weights); "
+                      "full results in bench/results/cpu_policy.json",
+            "measured_at": stored.get("measured_at"), "runs": runs}
 # Qwen3.5 configurations. 0.8B text: hidden 1024, 24 layers (18 Gated DeltaNet + 6 attention), FFN 3584,
 # 8 query / 2 KV heads of 256, vocab 248,320, rope theta 1e7, tied embeddings (apxml.com/models/qwen35-08b
 # and fitmygpu.com/models/qwen-3.5-0.8b, public spec pages); its linear-attention heads (16 QK / 16 V of
@@ -83,6 +109,16 @@ CONFIGS = {
     },
 }
 THOUGHTS = (0, 100, 300)
+RUNTIME_CHOICE = (
+    "PyTorch (the torch wheel the app already installs on Linux, Windows and macOS) under transformers' own "
+    "Qwen3.5 code, so the hybrid Gated DeltaNet layers run exactly as the reference does, reading the "
+    "checkpoint folder the user downloads with no export. Checked 2026-12: llama.cpp runs qwen35 (ggml-org/"
+    "llama.cpp PR 19468) but needs GGUF files and llama-cpp-python has no binary wheels on PyPI (pip download "
+    "--only-binary=:all: found none); ONNX Runtime GenAI 0.18.0 (PyPI wheels) exports the Qwen3.5 hybrid "
+    "decoder with its model builder (microsoft/onnxruntime-genai PR 2043); OpenVINO GenAI 2026.4.1 (PyPI "
+    "wheels) depends on optimum-intel's Qwen3.5 export (huggingface/optimum-intel PRs 1634/1635, issue 1628). "
+    "Each needs a first-run export of the vision model to its own format (extra tooling, a full fp32 copy in "
+    "memory, a second copy on disk); not tried here for lack of time on a shared 2-core machine.")
 TOOL_CALL = '<tool_call>\n{"name": "click", "arguments": {"points": [[512, 300]]}}\n</tool_call>'
 GOAL = "Turn on Wi-Fi, then tell me the network name."
 TARGETS = {"step_s_p50_2_threads_0.8b": 15.0, "ratio_min": 4.0, "peak_rss_gb_0.8b": 3.0}
@@ -240,11 +276,20 @@ def phase_baseline(args) -> dict:
         tv = time.perf_counter()
         model.model.get_image_features(inputs["pixel_values"], inputs["image_grid_thw"], return_dict=True)
         vision_s = time.perf_counter() - tv
-    gen = policy.generate(prompt, max_new_tokens=args.decode_tokens, min_new_tokens=args.decode_tokens)
-    torch.save(recorder.first, Path(args.work) / f"logits_{args.tag}.pt")
-    (Path(args.work) / f"greedy_{args.tag}.json").write_text(json.dumps(recorder.chosen))
-    per_token = gen.decode_s / max(1, gen.decode_tokens - 1)
-    return {"load_s": round(load_s, 2), "prompt_tokens": gen.prompt_tokens, "visual_tokens": gen.visual_tokens,
+    runs = []
+    for i in range(max(1, args.repeats)):
+        recorder.reset(0)
+        gen = policy.generate(prompt, max_new_tokens=args.decode_tokens, min_new_tokens=args.decode_tokens)
+        if i == 0:
+            torch.save(recorder.first, Path(args.work) / f"logits_{args.tag}.pt")
+            (Path(args.work) / f"greedy_{args.tag}.json").write_text(json.dumps(recorder.chosen))
+        runs.append(gen)
+    per_token = statistics.median(g.decode_s / max(1, g.decode_tokens - 1) for g in runs)
+    gen = sorted(runs, key=lambda g: g.prefill_s)[len(runs) // 2]
+    repeats = [{"preprocess_s": round(g.preprocess_s, 3), "vision_s": round(vision_s, 3),
+                "prefill_s": round(max(0.0, g.prefill_s - vision_s), 3),
+                "decode_ms_per_token": round(g.decode_s / max(1, g.decode_tokens - 1) * 1000, 1)} for g in runs]
+    return {"repeats": repeats, "load_s": round(load_s, 2), "prompt_tokens": gen.prompt_tokens, "visual_tokens": gen.visual_tokens,
             "preprocess_s": round(gen.preprocess_s, 3), "vision_s": round(vision_s, 3),
             "prefill_s": round(max(0.0, gen.prefill_s - vision_s), 3),
             "prefill_with_vision_s": round(gen.prefill_s, 3),
@@ -277,12 +322,13 @@ def phase_fast(args) -> dict:
     runtime.load()
     load_s = time.perf_counter() - t0
     steps = []
-    for step in (1, 2, 3):
+    order = [1, 3] + [2 + i % 2 for i in range(max(1, args.repeats) - 1)]  # cold, then warm steps
+    for step in order:
         prompt = prompt_for(profile, step)
         gen = runtime.generate(prompt, max_new_tokens=args.decode_tokens, min_new_tokens=args.decode_tokens,
                                keep_first_logits=step == 3)
         steps.append(gen)
-    last = steps[-1]
+    last = steps[1]
     ref = torch.load(Path(args.work) / f"logits_{args.tag}.pt")
     finite = torch.isfinite(ref)  # the reference was recorded with end-of-text masked (min_new_tokens)
     diff = float((last.first_logits[finite] - ref[finite]).abs().max())
@@ -294,11 +340,16 @@ def phase_fast(args) -> dict:
         agree += 1
     warm = steps[1:]
     plan = machine_plan(spec["profile"], args.threads)
-    planned = runtime.generate(prompt_for(profile, 3, max_pixels=plan.max_pixels), max_new_tokens=2,
-                               min_new_tokens=2)
+    planned_runs = [runtime.generate(prompt_for(profile, 3, max_pixels=plan.max_pixels), max_new_tokens=2,
+                                     min_new_tokens=2) for _ in range(max(1, args.repeats))]
+    planned = sorted(planned_runs, key=lambda g: g.prefill_s + g.vision_s)[len(planned_runs) // 2]
 
     def per_token(g):
         return g.decode_s / max(1, g.decode_tokens - 1)
+
+    def parts(g, per):
+        return {"preprocess_s": round(g.preprocess_s, 3), "vision_s": round(g.vision_s, 3),
+                "prefill_s": round(g.prefill_s, 3), "decode_ms_per_token": round(per * 1000, 1)}
 
     return {"load_s": round(load_s, 2), "load_info": runtime.load_info,
             "prompt_tokens": last.prompt_tokens, "visual_tokens": last.visual_tokens,
@@ -313,7 +364,10 @@ def phase_fast(args) -> dict:
             "greedy_tokens_agreeing": agree, "greedy_tokens_compared": min(len(greedy_ref), len(last.token_ids)),
             "plan": {"max_pixels": plan.max_pixels, "think_budget": plan.think_budget,
                      "visual_tokens": planned.visual_tokens, "vision_s": round(planned.vision_s, 3),
-                     "prefill_s": round(planned.prefill_s, 3), "preprocess_s": round(planned.preprocess_s, 3)},
+                     "prefill_s": round(planned.prefill_s, 3), "preprocess_s": round(planned.preprocess_s, 3),
+                     "repeats": [parts(g, per_token(w)) for g, w in zip(planned_runs, warm * len(planned_runs),
+                                                                        strict=False)]},
+            "repeats": [parts(g, per_token(g)) for g in warm],
             "peak_rss_gb": rss_gb()}
 
 
@@ -324,7 +378,7 @@ def run_phase(name: str, args, **extra) -> dict:
     cmd = [sys.executable, __file__, "--phase", name, "--size", args.size, "--folder", str(extra["folder"]),
            "--work", str(args.work), "--cache", str(args.cache), "--decode-tokens", str(args.decode_tokens),
            "--tag", extra.get("tag", "x"), "--threads", str(extra.get("threads", 2)),
-           "--compute", extra.get("compute", "int8")]
+           "--compute", extra.get("compute", "int8"), "--repeats", str(args.repeats)]
     if extra.get("layers"):
         cmd += ["--layers", str(extra["layers"])]
     env = dict(os.environ, PYTHONPATH=str(ROOT), OMP_NUM_THREADS=str(extra.get("threads", 2)))
@@ -348,13 +402,26 @@ def whole_step(part: dict) -> dict:
     return {str(t): round(base + (t + part["call_tokens"]) * per, 2) for t in THOUGHTS}
 
 
-def measure(args, size: str, threads: int, folder: Path, layers: int | None = None) -> dict:
+def default_computes() -> list[str]:
+    """The chosen runtime, the all-bf16 model beside it on bf16-capable CPUs, and the fp32 runtime (int8 is
+    opt-in: --computes bf16,int8)."""
     from assistant_core.policy.cpu_runtime import choose_compute
 
+    return (["bf16", "bf16-all"] if choose_compute() == "bf16" else []) + ["fp32"]
+
+
+def spread(repeats: list[dict], call_tokens: int, thought: int) -> dict:
+    """p50/min/max of the whole step (derived per measured repeat, as in whole_step)."""
+    steps = sorted(r["preprocess_s"] + r["vision_s"] + r["prefill_s"]
+                   + (thought + call_tokens) * r["decode_ms_per_token"] / 1000 for r in repeats)
+    return {"p50": round(statistics.median(steps), 2), "min": round(steps[0], 2), "max": round(steps[-1], 2),
+            "n": len(steps)}
+
+
+def measure(args, size: str, threads: int, folder: Path, layers: int | None = None) -> dict:
     tag = f"{size}_{layers or 'all'}_{threads}"
     parts = {"baseline": run_phase("baseline", args, folder=folder, tag=tag, threads=threads, layers=layers)}
-    computes = args.computes.split(",") if args.computes else (
-        (["bf16"] if choose_compute() == "bf16" else []) + ["fp32", "int8"])
+    computes = args.computes.split(",") if args.computes else default_computes()
     for compute in computes:
         parts[compute] = run_phase("fast", args, folder=folder, tag=tag, threads=threads, layers=layers,
                                    compute=compute)
@@ -368,7 +435,14 @@ def _runtime_summary(base: dict, fast: dict, base_step: float, typical: str) -> 
     plan["step_s"] = round(plan["preprocess_s"] + plan["vision_s"] + plan["prefill_s"]
                            + (plan["think_budget"] + fast["call_tokens"]) * per, 2)
     plan["ratio_vs_baseline"] = round(base_step / plan["step_s"], 2)
-    return {"step_s": steps[typical], "ratio": round(base_step / steps[typical], 2), "baseline_step_s": base_step,
+    if plan.get("repeats"):
+        plan["step_s_spread"] = spread(plan.pop("repeats"), fast["call_tokens"], plan["think_budget"])
+    extra = {}
+    if fast.get("repeats"):
+        extra["step_s_spread"] = spread(fast["repeats"], fast["call_tokens"], int(typical))
+    if base.get("repeats"):
+        extra["baseline_step_s_spread"] = spread(base["repeats"], base["call_tokens"], int(typical))
+    return {**extra, "step_s": steps[typical], "ratio": round(base_step / steps[typical], 2), "baseline_step_s": base_step,
             "step_s_by_thought_tokens": steps, "vision_s": fast["vision_s"], "prefill_s": fast["prefill_s"],
             "cold_prefill_s": fast["cold_prefill_s"], "decode_ms_per_token": fast["decode_ms_per_token"],
             "peak_rss_gb": fast["peak_rss_gb"], "logits_max_abs_diff": fast["logits_max_abs_diff"],
@@ -383,7 +457,7 @@ def summarize(parts: dict, convert: dict | None) -> dict:
     base_steps = whole_step(base)
     typical = "100"
     runtimes = {name: _runtime_summary(base, parts[name], base_steps[typical], typical)
-                for name in ("int8", "bf16", "fp32") if name in parts}
+                for name in ("int8", "bf16", "bf16-all", "fp32") if name in parts}
     chosen = choose_compute()
     if chosen not in runtimes:
         chosen = next(iter(runtimes))
@@ -395,6 +469,8 @@ def summarize(parts: dict, convert: dict | None) -> dict:
         "peak_rss_gb": top["peak_rss_gb"], "logits_max_abs_diff": top["logits_max_abs_diff"],
         "logits_max_abs_ref": parts[chosen]["logits_max_abs_ref"],
         "expected_step_s": top["machine_plan"]["step_s"],
+        "step_s_spread": top.get("step_s_spread"), "baseline_step_s_spread": top.get("baseline_step_s_spread"),
+        "expected_step_s_spread": top["machine_plan"].get("step_s_spread"),
         "baseline": {"step_s_by_thought_tokens": base_steps, "vision_s": base["vision_s"],
                      "prefill_s": base["prefill_s"], "decode_ms_per_token": base["decode_ms_per_token"],
                      "peak_rss_gb": base["peak_rss_gb"], "preprocess_s": base["preprocess_s"]},
@@ -418,13 +494,16 @@ def scale_parts(parts: dict, measured_layers: int, layers: int, params: tuple[fl
     """4B from a layer subset: prefill/decode x layers/measured, RSS + the missing layers' weights."""
     factor = layers / measured_layers
     missing_b = params[1] - params[0]  # billions of parameters not built
-    bytes_per = {"baseline": 4, "fp32": 4, "bf16": 2, "int8": 1}
+    bytes_per = {"baseline": 4, "fp32": 4, "bf16": 2, "bf16-all": 2, "int8": 1}
     out = {}
     for name, part in parts.items():
         p = json.loads(json.dumps(part))
         for key in ("prefill_s", "cold_prefill_s", "prefill_with_vision_s"):
             if key in p:
                 p[key] = round(p[key] * factor, 3)
+        for rep in p.get("repeats", []) + p.get("plan", {}).get("repeats", []):
+            rep["prefill_s"] = round(rep["prefill_s"] * factor, 3)
+            rep["decode_ms_per_token"] = round(rep["decode_ms_per_token"] * factor, 1)
         p["decode_ms_per_token"] = round(p["decode_ms_per_token"] * factor, 1)
         if "plan" in p:
             p["plan"]["prefill_s"] = round(p["plan"]["prefill_s"] * factor, 3)
@@ -436,17 +515,21 @@ def scale_parts(parts: dict, measured_layers: int, layers: int, params: tuple[fl
 
 def table(results: dict) -> str:
     rows = ["size  thr  runtime  baseline_s  step_s  ratio  vision_s(b/f)  prefill_s(b/f)  decode_ms(b/f)  "
-            "rss_gb(b/f)  |dlogit|/max  plan_step_s"]
+            "rss_gb(b/f)  |dlogit|/max  plan_step_s  plan_p50[min-max]"]
     for key, r in sorted(results.items()):
         size, threads = key.split("/")
         b = r["baseline"]
         for name, f in sorted(r["runtimes"].items()):
+            if f.get("ratio") is None:  # a partial entry (e.g. a machine-plan step measured on its own)
+                continue
             rows.append(
                 f"{size:5s} {threads:>3s}  {name:7s} {r['baseline_step_s']:10.1f}  {f['step_s']:6.1f}  "
                 f"{f['ratio']:5.2f}  {b['vision_s']:5.1f}/{f['vision_s']:<5.1f}   "
                 f"{b['prefill_s']:6.1f}/{f['prefill_s']:<6.1f}  {b['decode_ms_per_token']:6.0f}/"
                 f"{f['decode_ms_per_token']:<6.0f}  {b['peak_rss_gb']:5.2f}/{f['peak_rss_gb']:<5.2f}  "
-                f"{f['logits_max_abs_diff']:.3f}/{r['logits_max_abs_ref']:.2f}  {f['machine_plan']['step_s']:.1f}")
+                f"{f['logits_max_abs_diff']:.3f}/{r['logits_max_abs_ref']:.2f}  {f['machine_plan']['step_s']:.1f}"
+                + ("  {p50:.1f}[{min:.1f}-{max:.1f}]".format(**f["machine_plan"]["step_s_spread"])
+                   if f["machine_plan"].get("step_s_spread") else ""))
     return "\n".join(rows)
 
 
@@ -456,6 +539,11 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=None, help="one thread count (default: 1 and 2)")
     parser.add_argument("--json", default=str(DEFAULT_JSON), help="results file (merged by size/threads)")
     parser.add_argument("--decode-tokens", type=int, default=12)
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="warm steps per runtime (and baseline steps): the step's p50, min and max")
+    parser.add_argument("--package", action="store_true",
+                        help="also write the app's figures (assistant_core/policy/cpu_measured.json) when --json "
+                             "is not the default file (the default file always updates them)")
     parser.add_argument("--keep", default=None, help="keep the checkpoint folder here")
     parser.add_argument("--timeout", type=int, default=3000)
     parser.add_argument("--phase", choices=sorted(PHASES), default=None, help=argparse.SUPPRESS)
@@ -496,7 +584,7 @@ def main() -> int:
                                                                                 layers=layers)
             shutil.rmtree(args.cache, ignore_errors=True)
             convert = None
-            if not args.computes or "int8" in args.computes:
+            if "int8" in (args.computes or ""):
                 convert = run_phase("convert", args, folder=folder, threads=thread_counts[-1], layers=layers)
             for threads in thread_counts:
                 parts = measure(args, args.size, threads, folder, layers)
@@ -526,11 +614,15 @@ def main() -> int:
         runs[key] = entry
     stored.setdefault("meta", {})[args.size] = meta
     stored["targets"] = TARGETS
+    stored["runtime_choice"] = RUNTIME_CHOICE
     stored["note"] = ("Measured on a shared 2-core machine (other work running; see loadavg per entry). "
                       "Random weights of the real architecture: the time and memory of a step, not its accuracy.")
     stored["measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(stored, indent=1) + "\n", encoding="utf-8")
+    if out.resolve() == DEFAULT_JSON.resolve() or args.package:
+        PACKAGE_JSON.write_text(json.dumps(package_figures(stored), indent=1) + "\n", encoding="utf-8")
+        print(f"app figures written to {PACKAGE_JSON}")
     print(table({k: v for k, v in stored["runs"].items()}))
     print(f"targets: {TARGETS}; written to {out}")
     return 0

@@ -3,8 +3,8 @@
 Numerical agreement (issue 25, item 3), stated tolerances: on the same weights, the next-token logits of
 the runtime differ from transformers' fp32 forward by at most LOGIT_TOLERANCE x max|logit| (int8: 10 %,
 bf16: 5 %, fp32: 0.01 %), and greedy replies from both parse to the same action on at least 95 % of a
-fixed set of 20 observations for fp32; bf16 and int8 measured 85-90 % here and are held to 85 % (see
-SAME_ACTION). A random tiny model writes no tool calls and its logits are nearly flat (any rounding flips
+fixed set of 20 observations for the runtimes chosen by themselves (fp32, and the mixed bf16 plan);
+the all-bf16 model and int8 are held to 85 % (see SAME_ACTION). A random tiny model writes no tool calls and its logits are nearly flat (any rounding flips
 its argmax), so the agreement check uses a tiny model first taught here, in a few seconds of training,
 to answer each goal with one tool call: like a trained checkpoint, it is confident, and its replies parse.
 
@@ -29,11 +29,14 @@ from assistant_core.policy.prompt import build_prompt  # noqa: E402
 from assistant_core.policy.tiny import build_tiny_model  # noqa: E402
 from assistant_core.types import Action, ActionKind, Observation, Step  # noqa: E402
 
-LOGIT_TOLERANCE = {"fp32": 1e-4, "bf16": 0.05, "int8": 0.10}
-# Measured on this taught tiny model (hidden size 64, where rounding matters most): fp32 20/20, bf16 17-18/20
-# and int8 18/20, so bf16 and int8 miss the 95 % goal here and are held to 85 %. bf16 is also what the GPU
-# path computes in; int8 is never chosen by itself.
-SAME_ACTION = {"fp32": 0.95, "bf16": 0.85, "int8": 0.85}
+LOGIT_TOLERANCE = {"fp32": 1e-4, "bf16": 0.05, "bf16-all": 0.05, "int8": 0.10}
+# "bf16" is the runtime's chosen plan on bf16-capable CPUs (bf16 weights and matmuls, fp32 activations, norms,
+# states and logits: cpu_bf16_modules.py) and is held to the issue's 95 %. Measured on this taught tiny model
+# (hidden size 64, where rounding matters most; its fp32 weights are rounded to bf16 too, which the
+# published bf16 checkpoints are not), the worst logit difference was 0.3 % of the largest logit for it
+# against 0.4 % for the all-bf16 model and 4 % for int8, and it agreed on 20/20; the all-bf16 model and
+# int8 (never chosen by themselves) agreed on 17-20/20 across runs and are held to 85 %.
+SAME_ACTION = {"fp32": 0.95, "bf16": 0.95, "bf16-all": 0.85, "int8": 0.85}
 PROFILE = "phonebuddy-0.8b"
 GOALS = ["Turn on Wi-Fi.", "Open the camera.", "Call Mum.", "打开蓝牙。", "What is the battery level?"]
 
@@ -137,7 +140,7 @@ def outcome(text: str):
         return f"refused: {error}"
 
 
-@pytest.mark.parametrize("compute", ["fp32", "bf16", "int8"])
+@pytest.mark.parametrize("compute", ["fp32", "bf16", "bf16-all", "int8"])
 def test_logits_and_greedy_replies_agree_with_transformers(taught, reference, tmp_path, compute):
     runtime = CpuRuntime(taught, cache_dir=tmp_path, compute=compute)
     tokenizer = reference.processor.tokenizer
@@ -252,3 +255,19 @@ def test_parse_rate_under_the_small_machine_plan(taught, tmp_path, capsys):
         print(f"\nparse rate on the taught tiny model (10 observations): {rates}")
     assert rates["profile"] >= 0.75 and rates["plan"] >= 0.75
     assert 0.0 <= rates["plan_short_think"] <= 1.0
+
+
+def test_an_unchanged_screen_reuses_its_vision_features(tiny, tmp_path):
+    runtime = CpuRuntime(tiny, cache_dir=tmp_path, compute="fp32")
+    cold = CpuRuntime(tiny, cache_dir=tmp_path, compute="fp32", reuse_prefix=False)
+    first = runtime.generate(build_prompt(GOALS[0], screen(7), [], PROFILE), max_new_tokens=6)
+    assert not first.image_reused
+    history = observations()[1][2]
+    again = build_prompt(GOALS[0], screen(7), history, PROFILE)  # the same screen one step later
+    same = runtime.generate(again, max_new_tokens=6, min_new_tokens=6, keep_first_logits=True)
+    ref = cold.generate(again, max_new_tokens=6, min_new_tokens=6, keep_first_logits=True)
+    assert same.image_reused and not ref.image_reused
+    assert same.token_ids == ref.token_ids
+    assert float((same.first_logits - ref.first_logits).abs().max()) <= 1e-4 * float(ref.first_logits.abs().max())
+    changed = runtime.generate(build_prompt(GOALS[0], screen(8), history, PROFILE), max_new_tokens=2)
+    assert not changed.image_reused

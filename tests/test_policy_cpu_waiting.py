@@ -103,3 +103,43 @@ def test_recommend_on_a_cpu_uses_the_fast_runtime_and_says_the_wait(monkeypatch,
     text = rec.describe()
     assert "33 seconds" in text.en and "33 秒" in text.zh
     assert "sound" in text.en and "提示音" in text.zh
+
+
+def test_the_measured_figures_travel_with_the_installed_app(tmp_path):
+    """An installed app has assistant_core/ but no bench/ beside it: the wait must still come from the
+    measured figures shipped as package data (pyproject's package-data takes every *.json)."""
+    import shutil
+    import subprocess
+    import sys
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["*"]
+    assert "*.json" in patterns
+    site = tmp_path / "site-packages"  # the installed layout: the packages, nothing of the source tree
+    shutil.copytree(root / "assistant_core", site / "assistant_core",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    assert not (site / "bench").exists()
+    code = ("from assistant_core.policy.hardware import MEASURED_FILE, measured_cpu_step;"
+            "print(MEASURED_FILE); print(measured_cpu_step('0.8b', 2, 'bf16'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path, timeout=120,
+                         env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(site)})
+    assert out.returncode == 0, out.stderr[-2000:]
+    path, figures = out.stdout.strip().splitlines()
+    assert path.startswith(str(site))
+    assert "'step_s':" in figures and figures != "None"
+
+
+def test_a_missing_measured_file_falls_back_to_a_stated_estimate(monkeypatch, tmp_path, caplog):
+    from assistant_core.policy.hardware import expected_wait_text
+
+    monkeypatch.setattr("assistant_core.policy.hardware.MEASURED_FILE", tmp_path / "gone.json")
+    with caplog.at_level("WARNING"):
+        rec = recommend(Hardware(cuda=False, cpu_cores=2, ram_gb=16, bf16_units=True))
+    assert "estimate" in caplog.text
+    assert rec.seconds_per_step == 120.0  # the stated estimate: 120 s on 2 cores
+    text = rec.describe()
+    assert "2 minutes" in text.en and "estimate" in text.en and "估计" in text.zh
+    wait = expected_wait_text(2)
+    assert "estimate" in wait.en and "估计" in wait.zh

@@ -6,8 +6,9 @@ per-machine screenshot and thinking budgets.
     gen = runtime.generate(prompt, max_new_tokens=400, think_budget=100)
 
 Why this runtime (issue 25): it is plain PyTorch under the transformers model, with the matmul precision
-picked for the processor (`choose_compute`): bf16 on CPUs with bf16 matrix units (AMX, AVX512-BF16), fp32
-elsewhere, and, on request, PyTorch's own dynamic int8 quantization (`torch.ao.quantization`, fbgemm
+picked for the processor (`choose_compute`): on CPUs with bf16 matrix units (AMX, AVX512-BF16) the mixed
+plan of `cpu_bf16_modules.py` (bf16 weights and matmuls; fp32 activations, norms, Gated DeltaNet states,
+KV cache and logits), fp32 elsewhere, and, on request, PyTorch's own dynamic int8 quantization (`torch.ao.quantization`, fbgemm
 kernels on x86, qnnpack on ARM), which is faster still but missed the logit tolerance at real size.
 - It runs every Qwen3.5 layer as transformers does, the hybrid Gated DeltaNet layers included (only the
   `nn.Linear` modules are swapped; the recurrence, the causal conv and attention stay transformers' code);
@@ -15,9 +16,17 @@ kernels on x86, qnnpack on ARM), which is faster still but missed the logit tole
   download, no conversion tool, no second model format;
 - most of a CPU step is the prompt, and most of the prompt (the system text before the screenshot) is
   the same every step: keeping its state is exact and removes that work from every step after the first.
-OpenVINO GenAI, ONNX Runtime GenAI and llama.cpp were not chosen: each needs an export of this hybrid
-vision model to its own format, a second copy of the weights and its own tokenizer/processor path; whether
-their exporters handle Qwen3.5's vision tower and Gated DeltaNet layers today was not tried here.
+OpenVINO GenAI, ONNX Runtime GenAI and llama.cpp were not chosen. All three have Gated DeltaNet support by
+now (checked 2026-12 in their public trackers): llama.cpp runs the `qwen35` architecture (ggml-org/llama.cpp
+PR 19468, its GGUF files), ONNX Runtime GenAI's model builder exports the Qwen3.5 hybrid decoder
+(microsoft/onnxruntime-genai PR 2043, wheel 0.18.0 on PyPI), and optimum-intel has Qwen3.5 OpenVINO export
+work (huggingface/optimum-intel PRs 1634/1635, issue 1628; openvino-genai 2026.4.1 on PyPI). But each needs
+an export of this vision model to its own format on first run (optimum / the model builder: hundreds of MB
+of tooling and a full fp32 copy of the model in memory), a second copy of the weights on disk and its own
+processor path, and llama-cpp-python has no binary wheels on PyPI (`pip download --only-binary=:all:` finds
+none: it compiles C++ on the user's machine). The torch runtime needs none of that, and on this CPU its bf16
+plan meets the issue's goals within the measured noise; trying the others is left for a machine with time
+to export (see bench/results/cpu_policy.json "runtime_choice").
 
 With compute="int8", what is converted: every `nn.Linear` of the text decoder and of the vision tower becomes a dynamic int8
 linear (per-output-channel weight scales, activations quantized per call); the tied token embedding is
@@ -34,6 +43,9 @@ Prefix reuse: `generate()` keeps the model state (attention KV and Gated DeltaNe
 after the longest token prefix that is identical to the previous request and contains no image, and
 continues from a copy of it. For PhoneBuddy's layout (the long system prompt, then the screenshot, then
 the instruction and history) that is everything before the screenshot.
+
+Unchanged screen: when a step's screenshot is the same as the previous step's (a tap that changed nothing,
+a wait), the vision tower's output for it is reused (keyed by the SHA-256 of the processed pixels).
 
 Thinking budget: with `think_budget=N`, once N tokens of thought have been generated without a
 ``</think>``, the runtime appends ``</think>`` itself and lets the model write its tool call.
@@ -58,6 +70,10 @@ from assistant_core.i18n import Catalog, Text
 log = logging.getLogger(__name__)
 
 RUNTIME_NAME = "cpu-int8"
+# bf16: bf16 weights and matmuls, fp32 activations, norms, states and logits (cpu_bf16_modules.py);
+# bf16-all: the whole model in bf16 (faster, less exact; kept for the benchmark's comparison);
+# fp32: transformers' precision; int8: dynamic int8 linears (opt-in); auto: choose_compute().
+COMPUTES = ("auto", "bf16", "bf16-all", "fp32", "int8")
 CACHE_FORMAT = 1
 MESSAGES = Catalog("policy_cpu_runtime", {
     "checksum": ("Checking the model files…", "正在校验模型文件……"),
@@ -92,6 +108,7 @@ class CpuGeneration:
     finish_reason: str  # stop, length
     think_forced: bool  # the thinking budget closed the thought
     first_logits: Any = None  # next-token logits after the prompt (torch tensor), for agreement checks
+    image_reused: bool = False  # the screenshot was the previous step's: its vision features were reused
 
     @property
     def total_s(self) -> float:
@@ -234,11 +251,14 @@ class CpuRuntime:
 
     def __init__(self, model_dir: str | Path, *, threads: int | None = None, cache_dir: str | Path | None = None,
                  on_progress: Callable[[CpuProgress], None] | None = None, reuse_prefix: bool = True,
-                 compute: str = "auto"):
+                 compute: str = "auto", head: str = "bf16"):
         self.model_dir = Path(model_dir)
-        if compute not in ("auto", "int8", "bf16", "fp32"):
-            raise ValueError(f"compute must be auto, int8, bf16 or fp32, not {compute!r}")
+        if compute not in COMPUTES:
+            raise ValueError(f"compute must be one of {', '.join(COMPUTES)}, not {compute!r}")
+        if head not in ("bf16", "fp32"):
+            raise ValueError(f"head must be bf16 or fp32, not {head!r}")
         self.compute = choose_compute() if compute == "auto" else compute
+        self.head = head
         self.threads = threads
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.on_progress = on_progress
@@ -249,6 +269,7 @@ class CpuRuntime:
         self._lock = threading.Lock()
         self._prefix_ids: tuple[int, ...] = ()
         self._prefix_state: Any = None
+        self._image_state: tuple[str, Any] | None = None  # (digest of the pixels, vision features)
 
     def _progress(self, stage: str, fraction: float, message: Text) -> None:
         if self.on_progress is None:
@@ -281,11 +302,15 @@ class CpuRuntime:
             checksum_s = time.perf_counter() - started
             self.processor = load_processor(self.model_dir)
             target = self.cache_file(digest)
-            if self.compute in ("bf16", "fp32"):  # the checkpoint's weights as they are: nothing to convert
+            if self.compute in ("bf16", "bf16-all", "fp32"):  # the checkpoint's weights: nothing to cache
                 from transformers import AutoModelForImageTextToText
 
-                dtype = torch.bfloat16 if self.compute == "bf16" else torch.float32
+                dtype = torch.float32 if self.compute == "fp32" else torch.bfloat16
                 model = AutoModelForImageTextToText.from_pretrained(str(self.model_dir), dtype=dtype)
+                if self.compute == "bf16":
+                    from assistant_core.policy.cpu_bf16_modules import to_mixed_precision
+
+                    to_mixed_precision(model, head=self.head)
                 converted = False
             else:
                 model = self._load_cached(target, digest)
@@ -402,9 +427,16 @@ class CpuRuntime:
                                                              attention_mask=inputs.get("attention_mask"))
             vision_s = 0.0
             encoder_outputs = None
+            image_reused = False
             if inputs.get("pixel_values") is not None:
                 tv = time.perf_counter()
-                encoder_outputs = {"image": inner.get_image_features(inputs["pixel_values"], grid, return_dict=True)}
+                key = _image_key(inputs["pixel_values"], grid)
+                if self.reuse_prefix and self._image_state is not None and self._image_state[0] == key:
+                    features, image_reused = self._image_state[1], True  # the same screen: same features
+                else:
+                    features = inner.get_image_features(inputs["pixel_values"], grid, return_dict=True)
+                    self._image_state = (key, features)
+                encoder_outputs = {"image": features}
                 vision_s = time.perf_counter() - tv
             tp = time.perf_counter()
             reused = self._stable_prefix(id_list)
@@ -480,7 +512,15 @@ class CpuRuntime:
         return CpuGeneration(text=text, token_ids=tuple(new), prompt_tokens=prompt_tokens,
                              visual_tokens=visual_tokens, reused_tokens=reused, decode_tokens=len(new),
                              preprocess_s=t1 - t0, vision_s=vision_s, prefill_s=t2 - tp, decode_s=t3 - t2,
-                             finish_reason=finish, think_forced=forced, first_logits=first_logits)
+                             finish_reason=finish, think_forced=forced, first_logits=first_logits,
+                             image_reused=image_reused)
+
+
+def _image_key(pixel_values: Any, grid: Any) -> str:
+    """A digest of the processed screenshot: an unchanged screen between steps gives the same key."""
+    digest = hashlib.sha256(pixel_values.contiguous().view(-1).numpy().tobytes())
+    digest.update(str(grid.tolist() if grid is not None else None).encode())
+    return digest.hexdigest()
 
 
 def _ends_with_think(tokenizer: Any, ids: list[int]) -> bool:

@@ -8,8 +8,10 @@ machines), because a
 4B model on a laptop CPU takes minutes a step. `Recommendation.describe()` is the bilingual explanation (choice, memory,
 expected speed) the app shows on first run and `phonebuddy policy recommend` prints.
 
-The CPU's "about N seconds a step" comes from the measured file `bench/results/cpu_policy.json` (written by
-bench/bench_cpu_policy.py at real size: the entry with the nearest thread count, scaled by cores); the GPU
+The CPU's "about N seconds a step" comes from the measured figures `cpu_measured.json` beside this module
+(package data, installed with the app; written by bench/bench_cpu_policy.py at real size together with the
+full results in bench/results/cpu_policy.json): the entry with the nearest thread count, scaled by cores.
+When that file is missing or unreadable, the wait is a cautious estimate and the message says so. The GPU
 figures are estimates from bench/gpu_policy.py. They are shown as "about", never promised.
 """
 
@@ -43,7 +45,7 @@ MESSAGES = Catalog("policy_hardware", {
     "minutes": ("{n:.0f} minutes", "{n:.0f} 分钟"),
 })
 
-MEASURED_FILE = Path(__file__).resolve().parents[2] / "bench" / "results" / "cpu_policy.json"
+MEASURED_FILE = Path(__file__).resolve().with_name("cpu_measured.json")
 CPU_MESSAGES = Catalog("policy_hardware_cpu", {
     "cpu_fast": (
         "No CUDA graphics card was found, so {title} runs on the processor ({cores} cores) in {precision}: about "
@@ -59,7 +61,14 @@ CPU_MESSAGES = Catalog("policy_hardware_cpu", {
     "nf4": ("4-bit nf4", "4 位 nf4"),
     "wait": ("Without a CUDA graphics card, {title} takes about {speed} for each step on this computer.",
              "没有 CUDA 显卡时，{title} 在这台电脑上每一步大约要 {speed}。"),
+    "estimate": ("This wait is an estimate: the measured speeds that come with the app were not found.",
+                 "这个等待时间是估计的：没有找到随程序附带的实测速度。"),
 })
+
+
+def _estimate_s(cores: int) -> float:
+    """The stated estimate when nothing is measured: 120 s a step on 2 cores, scaled by cores up to 8."""
+    return 120.0 * 2 / max(1, min(cores, 8))
 
 
 def expected_wait_text(cores: int | None = None, path: Path | None = None) -> Text:
@@ -68,8 +77,10 @@ def expected_wait_text(cores: int | None = None, path: Path | None = None) -> Te
     cores = cores or os.cpu_count() or 1
     small = get_profile(load_profiles().cpu_default)
     measured = measured_cpu_step("0.8b", cores, "fp32", path) or measured_cpu_step("0.8b", cores, "bf16", path)
-    secs = measured["step_s"] if measured else 120.0 * 2 / max(1, min(cores, 8))
-    return _fmt_wait(small.title, _speed(secs))
+    if measured:
+        return _fmt_wait(small.title, _speed(measured["step_s"]))
+    wait, note = _fmt_wait(small.title, _speed(_estimate_s(cores))), CPU_MESSAGES["estimate"]
+    return Text(wait.en + " " + note.en, wait.zh + note.zh)
 
 
 def _fmt_wait(title: Text, speed: Text) -> Text:
@@ -85,9 +96,11 @@ def measured_cpu_step(size: str, cores: int, compute: str, path: Path | None = N
     fastest, its time scaled by threads/cores when this computer has more cores than any measurement used
     (up to 8; a rough, optimistic scaling, which is why the figure is said as "about"). None when nothing
     is measured."""
+    source = path or MEASURED_FILE
     try:
-        runs = json.loads((path or MEASURED_FILE).read_text(encoding="utf-8")).get("runs", {})
-    except (OSError, ValueError):
+        runs = json.loads(source.read_text(encoding="utf-8")).get("runs", {})
+    except (OSError, ValueError, AttributeError):
+        log.warning("no measured CPU step figures at %s; the expected wait is an estimate", source)
         return None
     entries = []
     for key, entry in runs.items():
@@ -210,16 +223,18 @@ def recommend(hw: Hardware) -> Recommendation:
     from assistant_core.policy.cpu_runtime import machine_plan
 
     plan = machine_plan(small, hw.cpu_cores)
+    extra = None
     if measured:
         secs, mem = measured["step_s"], max(measured["peak_rss_gb"], 1.0)
-    else:  # nothing measured (nf4, or the file is missing): a cautious estimate
-        secs, mem = 120.0 * 2 / max(1, min(hw.cpu_cores, 8)), small.weights_gb(compute) + 1.5
+    else:  # nothing measured (nf4, or the file is missing): a cautious estimate, said to be one
+        secs, mem = _estimate_s(hw.cpu_cores), small.weights_gb(compute) + 1.5
+        extra = CPU_MESSAGES["estimate"]
     label = CPU_MESSAGES[compute]
     t = CPU_MESSAGES["cpu_fast"]
     speed = _speed(secs)
     message = Text(
         t.en.format(title=small.title.en, cores=hw.cpu_cores, precision=label.en, mem=mem, speed=speed.en),
         t.zh.format(title=small.title.zh, cores=hw.cpu_cores, precision=label.zh, mem=mem, speed=speed.zh))
-    return Recommendation(small.name, "cpu", compute, round(mem, 1), round(secs, 1), message,
+    return Recommendation(small.name, "cpu", compute, round(mem, 1), round(secs, 1), message, extra,
                           runtime="transformers" if compute == "nf4" else "cpu",
                           max_pixels=plan.max_pixels, think_budget=plan.think_budget)
