@@ -15,12 +15,17 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # process raises, and tests/test_adb_server_owner.py asserts that these guards are in place.
 ADB_DEFAULT_PORT = 5037
 os.environ["PHONEBUDDY_ADB_START"] = "never"
+# Each pytest-xdist worker inherits the controller's environment: a port chosen here (marked by
+# _PB_TEST_ADB_PORT) is chosen again per worker, so no two workers share a "standard" address.
+_chosen = os.environ.get("_PB_TEST_ADB_PORT")
+if _chosen and os.environ.get("ANDROID_ADB_SERVER_PORT") == _chosen and os.environ.get("PYTEST_XDIST_WORKER"):
+    del os.environ["ANDROID_ADB_SERVER_PORT"]
 if os.environ.get("ANDROID_ADB_SERVER_PORT", "").strip() in ("", str(ADB_DEFAULT_PORT)):
     import socket as _socket
 
     with _socket.socket() as _s:
         _s.bind(("127.0.0.1", 0))
-        os.environ["ANDROID_ADB_SERVER_PORT"] = str(_s.getsockname()[1])
+        os.environ["ANDROID_ADB_SERVER_PORT"] = os.environ["_PB_TEST_ADB_PORT"] = str(_s.getsockname()[1])
 
 
 class TouchedDefaultAdbPort(AssertionError):
