@@ -57,3 +57,13 @@ def _guard_default_adb_port() -> None:
 
 
 _guard_default_adb_port()
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Under pytest-xdist (scripts/dev.sh runs 2 workers, whole files each), files with a `slow` test go
+    first, so that a long file (the learning check, the bundle build) does not start last while the other
+    worker sits idle. Files stay whole and in their own order; a plain one-process run is not reordered."""
+    if not hasattr(config, "workerinput"):
+        return
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
