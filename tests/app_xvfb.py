@@ -68,3 +68,13 @@ def xcb_env(display: str, **extra: str) -> dict[str, str]:
     env = dict(os.environ, DISPLAY=display, QT_QPA_PLATFORM="xcb", **extra)
     env.pop("QT_SCALE_FACTOR", None)
     return env
+
+
+# Shell: wait (up to 10 s) until the AT-SPI bus launcher started just before owns org.a11y.Bus on the
+# session bus, instead of a fixed `sleep 1` that a busy machine (or two test workers) can outlast: an
+# app started before the bus is there never joins it, and the screen reader side then finds nothing.
+ATSPI_BUS_UP = (
+    "for _ in $(seq 200); do dbus-send --session --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus "
+    "org.freedesktop.DBus.NameHasOwner string:org.a11y.Bus 2>/dev/null | grep -q 'boolean true' && break; "
+    "sleep 0.05; done; "
+)
