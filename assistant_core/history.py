@@ -71,6 +71,9 @@ from assistant_core.i18n import Catalog, Text
 
 log = logging.getLogger(__name__)
 
+# How long a store waits for a database another process holds locked (a module constant so that a test
+# can shorten the wait of code paths that open their own store, such as `phonebuddy run`).
+LOCK_WAIT_S = 30.0
 
 MSG = Catalog(
     "history",
@@ -195,9 +198,9 @@ class HistoryStore:
     """The per-user database. `HistoryStore(path)`; `HistoryStore.in_memory()` for tests."""
 
     def __init__(self, path: str | Path | None = None, *, clock: Callable[[], float] = time.time,
-                 lock_wait_s: float = 30.0, on_wait: Callable[[Text], None] | None = None):
+                 lock_wait_s: float | None = None, on_wait: Callable[[Text], None] | None = None):
         """`lock_wait_s`: how long to wait for a database another process holds locked (`on_wait` hears
-        "another PhoneBuddy is using the history" once, when the wait starts)."""
+        "another PhoneBuddy is using the history" once, when the wait starts); LOCK_WAIT_S by default."""
         self.clock = clock
         self.path = Path(path) if path is not None else default_db_path()
         self.set_aside: Path | None = None
@@ -205,7 +208,7 @@ class HistoryStore:
         # and `notices` holds what the user must hear (take_notices()).
         self.degraded: str | None = None
         self.notices: list[Text] = []
-        self.lock_wait_s = lock_wait_s
+        self.lock_wait_s = LOCK_WAIT_S if lock_wait_s is None else lock_wait_s
         self.on_wait = on_wait
         self._lock = threading.RLock()
         self.db = self._open()

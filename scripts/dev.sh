@@ -45,8 +45,11 @@ setup_python
 export HF_HUB_OFFLINE="${HF_HUB_OFFLINE:-0}"
 case "$cmd" in
   app)  exec "$venv/bin/phonebuddy" "$@" ;;
+  # Two workers (CI has 2 cores), whole files per worker so module fixtures are built once, in collection
+  # order (tests/conftest.py puts files with a slow test first); PYTEST_WORKERS=0 runs in one process,
+  # and `-n N` in ARGS overrides (the last -n wins).
   test) export QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
-        exec "$venv/bin/python" -m pytest "$@" ;;
+        exec "$venv/bin/python" -m pytest -n "${PYTEST_WORKERS:-2}" --dist loadfile --no-loadscope-reorder "$@" ;;
   setup) echo "dev.sh: set-up done" ;;
   *) echo "usage: bash scripts/dev.sh app|test|setup [ARGS...]" >&2; exit 2 ;;
 esac

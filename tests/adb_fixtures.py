@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -32,6 +33,7 @@ from harness.phoneworld.phone import SimPhone
 def attach_phone(server: AdbServer, world, **phone_kwargs) -> Iterator[SimPhone]:
     """Serve `world` as a phone, connect the adb server to it, and clean up afterwards."""
     phone = SimPhone(world, **phone_kwargs).start()
+    address = phone.address
     client = server.client()
     try:
         connect(client, phone.address)
@@ -40,8 +42,22 @@ def attach_phone(server: AdbServer, world, **phone_kwargs) -> Iterator[SimPhone]
         yield phone
     finally:
         with contextlib.suppress(Exception):
-            client.disconnect(phone.address)
+            client.disconnect(address)
         phone.stop()
+        _forget(client, address)
+
+
+def _forget(client, address: str, timeout_s: float = 3.0) -> None:
+    """Make sure the session's server no longer lists `address`: a reconnect attempt in flight (a test
+    that killed its phone) can put an offline entry back after the first disconnect, and the next test
+    file on this server would then see a phone it never attached."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with contextlib.suppress(Exception):
+            if all(d.serial != address for d in client.list()):
+                return
+            client.disconnect(address)
+        time.sleep(0.1)
 
 
 @pytest.fixture(scope="session")

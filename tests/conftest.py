@@ -15,12 +15,17 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 # process raises, and tests/test_adb_server_owner.py asserts that these guards are in place.
 ADB_DEFAULT_PORT = 5037
 os.environ["PHONEBUDDY_ADB_START"] = "never"
+# Each pytest-xdist worker inherits the controller's environment: a port chosen here (marked by
+# _PB_TEST_ADB_PORT) is chosen again per worker, so no two workers share a "standard" address.
+_chosen = os.environ.get("_PB_TEST_ADB_PORT")
+if _chosen and os.environ.get("ANDROID_ADB_SERVER_PORT") == _chosen and os.environ.get("PYTEST_XDIST_WORKER"):
+    del os.environ["ANDROID_ADB_SERVER_PORT"]
 if os.environ.get("ANDROID_ADB_SERVER_PORT", "").strip() in ("", str(ADB_DEFAULT_PORT)):
     import socket as _socket
 
     with _socket.socket() as _s:
         _s.bind(("127.0.0.1", 0))
-        os.environ["ANDROID_ADB_SERVER_PORT"] = str(_s.getsockname()[1])
+        os.environ["ANDROID_ADB_SERVER_PORT"] = os.environ["_PB_TEST_ADB_PORT"] = str(_s.getsockname()[1])
 
 
 class TouchedDefaultAdbPort(AssertionError):
@@ -52,3 +57,13 @@ def _guard_default_adb_port() -> None:
 
 
 _guard_default_adb_port()
+
+
+def pytest_collection_modifyitems(config, items) -> None:
+    """Under pytest-xdist (scripts/dev.sh runs 2 workers, whole files each), files with a `slow` test go
+    first, so that a long file (the learning check, the bundle build) does not start last while the other
+    worker sits idle. Files stay whole and in their own order; a plain one-process run is not reordered."""
+    if not hasattr(config, "workerinput"):
+        return
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)

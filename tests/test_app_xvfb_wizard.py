@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.strings import tr
-from tests.app_xvfb import ROOT, xcb_env, xvfb
+from tests.app_xvfb import ATSPI_BUS_UP, ROOT, xcb_env, xvfb
 
 SYSTEM_PYTHON = "/usr/bin/python3"
 SCREEN_READER_ON = ("gdbus call --session --dest org.a11y.Bus --object-path /org/a11y/bus --method "
@@ -29,7 +29,7 @@ def run_first_start(tmp_path: Path, lang: str, answer: str) -> dict:
     driver = [sys.executable, str(ROOT / "tests" / "app_xvfb_wizard_driver.py"), lang, str(tmp_path / "data"), str(heard), answer]
     listener = [SYSTEM_PYTHON, str(ROOT / "tests" / "app_atspi_reader.py"), "60", "--listen", str(heard), "75"]
     script = (
-        "/usr/libexec/at-spi-bus-launcher --launch-immediately & bus=$!; sleep 1; "
+        "/usr/libexec/at-spi-bus-launcher --launch-immediately & bus=$!; " + ATSPI_BUS_UP +
         f"{SCREEN_READER_ON} >/dev/null; "
         f"{shlex.join(listener)} & lid=$!; "
         f"{shlex.join(driver)} > {tmp_path}/driver.log 2>&1; rc=$?; kill $lid $bus; wait; exit $rc"

@@ -189,8 +189,9 @@ db.execute("COMMIT")
 """
 
 
-def test_a_database_locked_by_another_process_is_waited_for_and_kept(tmp_path):
+def test_a_database_locked_by_another_process_is_waited_for_and_kept(tmp_path, monkeypatch):
     path = tmp_path / "phonebuddy.db"
+    monkeypatch.setattr("assistant_core.history.LOCK_WAIT_S", 3.0)  # phonebuddy run's wait: 3 s, not 30
     _set_up(path)
     holder = subprocess.Popen([sys.executable, "-c", HOLD, str(path), "40"], stdout=subprocess.PIPE, text=True)
     try:

@@ -20,7 +20,7 @@ from app.phone import open_simulated
 from app.screen_reader import SpeechChannel, load_channel
 from app.strings import tr
 from assistant_core.history import HistoryStore
-from tests.app_xvfb import ROOT
+from tests.app_xvfb import ATSPI_BUS_UP, ROOT
 
 
 class Speaker:
@@ -90,7 +90,7 @@ def test_no_screen_reader_no_question_and_f11_switches(qtbot):
 
 
 PROBE = """
-/usr/libexec/at-spi-bus-launcher --launch-immediately & bus=$!; sleep 1
+/usr/libexec/at-spi-bus-launcher --launch-immediately & bus=$!; """ + ATSPI_BUS_UP + """
 {py} -c "{code}"
 gdbus call --session --dest org.a11y.Bus --object-path /org/a11y/bus \\
   --method org.freedesktop.DBus.Properties.Set org.a11y.Status ScreenReaderEnabled '<true>' > /dev/null
