@@ -100,6 +100,18 @@ def callee(node: ast.Call) -> str | None:
     return node.func.id if isinstance(node.func, ast.Name) else None
 
 
+def pair_args(node: ast.Call) -> tuple[ast.expr, ast.expr] | None:
+    """The (English, Chinese) wordings of `Text("…", "…")` or `Text(en="…", zh="…")`, else None."""
+    named = {k.arg: k.value for k in node.keywords}
+    args = list(node.args)
+    for name in ("en", "zh")[len(args):]:
+        if name in named:
+            args.append(named.pop(name))
+    if len(args) == 2 and not named and all(is_wording(a) for a in args):
+        return args[0], args[1]
+    return None
+
+
 def extract_file(path: Path, rel: str, module: str, found: Extracted) -> None:
     source = path.read_text(encoding="utf-8")
     try:
@@ -123,7 +135,7 @@ def extract_file(path: Path, rel: str, module: str, found: Extracted) -> None:
                         continue
                     ctx = value.value
                 found.add(node.args[0].value, ctx, rel)
-            elif len(node.args) == 2 and all(is_wording(a) for a in node.args):
+            elif pair_args(node):
                 found.pairs.append(f"{rel}:{node.lineno}")
         elif name == "Catalog" and len(node.args) >= 2 and isinstance(node.args[0], ast.Constant) \
                 and isinstance(node.args[1], ast.Dict):

@@ -268,10 +268,9 @@ def migrate_source(source: str, rel: str, module: str, state: State) -> str:
             continue
         name = cat.callee(node)
         try:
-            if name in texts and len(node.args) == 2 and all(cat.is_wording(a) for a in node.args):
-                if node.keywords:
-                    raise Skip("keyword arguments beside the pair")
-                en_t, zh_t, args = templates(*node.args)
+            pair = cat.pair_args(node) if name in texts else None
+            if pair:
+                en_t, zh_t, args = templates(*pair)
                 ctx = state.context_for(en_t, zh_t, module)
                 call = f"{name}({py_str(en_t)}" + (f", ctx={py_str(ctx)}" if ctx else "") + ")"
                 if args:

@@ -147,6 +147,7 @@ MSG = Catalog("sample", {
 DELETE = Text("Delete", "删除")
 CLEAR = Text("Delete", "清除")
 EMPTY = Text("", "")
+NAMED = Text(en="Named", zh="具名")
 
 
 class Person:
@@ -170,7 +171,7 @@ def timer(n):
 
 VALUES = {
     "hello": MSG["hello"].format(name="Ann"), "long": MSG["long"], "delete": DELETE, "clear": CLEAR,
-    "empty": EMPTY, "call": call(Person("Ann", "安"), 110), "nth": nth(1), "timer8": timer(8), "timer5": timer(5),
+    "empty": EMPTY, "named": NAMED, "call": call(Person("Ann", "安"), 110), "nth": nth(1), "timer8": timer(8), "timer5": timer(5),
 }
 '''
 
@@ -206,7 +207,7 @@ def test_the_codemod_moves_pairs_into_the_catalog_and_keeps_every_wording(tmp_pa
     assert state.skipped == [] and state.catalog_entries == 2 and state.wrappers == 1
     migrated = sample.read_text(encoding="utf-8")
     assert '"hello": "Hello {name}",' in migrated and "很长" not in migrated and "删除" not in migrated
-    assert 'DELETE = Text("Delete")' in migrated and 'CLEAR = Text("Delete", ctx="app.sample")' in migrated
+    assert 'DELETE = Text("Delete")' in migrated and 'NAMED = Text("Named")' in migrated and 'CLEAR = Text("Delete", ctx="app.sample")' in migrated
     assert 'Text("Call {name} on {number}.").format(name=p.name, number=number)' in migrated
     assert 'Text("Open the {en} one {{now}}.").format(en=Text(str(en), str(zh)))' in migrated
     assert "def T(en: str, *, ctx: str | None = None) -> Text:  # short" in wrapper.read_text(encoding="utf-8")
