@@ -143,7 +143,7 @@ MSG = Catalog("sample", {
         "on two lines",
         "很长的消息",
     ),
-})
+}, register=False)
 DELETE = Text("Delete", "删除")
 CLEAR = Text("Delete", "清除")
 EMPTY = Text("", "")
@@ -232,3 +232,34 @@ def test_the_codemod_moves_pairs_into_the_catalog_and_keeps_every_wording(tmp_pa
     assert sample.read_text(encoding="utf-8") == migrated
     assert check.translations(check.po_path(check.locale_dir(root), "zh"))[(None, "Later")] == "稍后"
     assert check.check(root) == []
+
+
+def test_a_third_language_is_its_catalog(tmp_path, monkeypatch):
+    """Adding a language: its catalog folder makes it known, and every message (nested ones too) reads from it."""
+    from babel.messages.catalog import Catalog
+
+    from app.strings import APP
+
+    locale = _copy_locale(tmp_path)
+    catalog = Catalog(locale="fr")
+    catalog.add("Send", "Envoyer", context="app.send")
+    catalog.add("Ready", "Prêt", context="app.state_idle")
+    catalog.add("Phone: {phone} · Agent: {agent} · {state}", "Téléphone : {phone} · Agent : {agent} · {state}",
+                context="app.status_line")
+    path = check.po_path(locale, "fr")
+    path.parent.mkdir(parents=True)
+    path.write_bytes(check.render_po(catalog))
+    check.compile_all(locale)
+    monkeypatch.setattr(i18n, "LOCALE_DIR", locale)
+    monkeypatch.setattr(i18n, "LANGS", i18n._discover())
+    i18n.reload()
+    try:
+        assert i18n.LANGS == ("en", "fr", "zh") and i18n.normalize_lang("fr-CA") == "fr"
+        assert APP["send"].get("fr") == "Envoyer" and APP["send"].get("zh") == "发送"
+        line = APP["status_line"].format(phone="Pixel", agent="demo", state=APP["state_idle"])
+        assert line.get("fr") == "Téléphone : Pixel · Agent : demo · Prêt"
+        assert APP["stop"].get("fr") == APP["stop"].en  # not translated yet: English, and the check says so
+        assert any(p.startswith("fr: no translation of ") for p in check.check(ROOT, locale))
+    finally:
+        monkeypatch.undo()
+        i18n.reload()
