@@ -63,13 +63,7 @@ class AgentChoice:
         return tr(AGENT_LABEL_KEYS[self.kind], lang)
 
 
-NO_LOCAL_RUNTIME = Text(
-    "This installation has no local model runtime: the installer leaves torch and transformers out to stay "
-    "small. Set a model server address in Settings, or install the ML pack (see the installers README), "
-    "then try again.",
-    "此安装版本没有本地模型运行环境：为了保持安装包小巧，安装程序没有包含 torch 和 transformers。"
-    "请在设置中填写模型服务器地址，或安装机器学习扩展包（见安装说明），然后再试。",
-)
+NO_LOCAL_RUNTIME = Text("This installation has no local model runtime: the installer leaves torch and transformers out to stay small. Set a model server address in Settings, or install the ML pack (see the installers README), then try again.")
 
 
 def check_server_address(text: str) -> str:

@@ -15,27 +15,17 @@ from assistant_core.types import DeviceError
 log = logging.getLogger(__name__)
 
 FAILURES = {
-    "offline": Text("PhoneBuddy could not reach the internet or the server. Check the connection, then try again.",
-                    "手机助手连不上网络或服务器。请检查网络连接，然后再试一次。"),
-    "missing": Text("A file PhoneBuddy needs is missing on this computer. Open the setup in the caregiver "
-                    "settings (F12) and download the models again.",
-                    "这台电脑上缺少手机助手需要的文件。请在照护者设置（F12）里打开设置向导，重新下载模型。"),
-    "denied": Text("PhoneBuddy is not allowed to read or write a file it needs. Ask the person who set up this "
-                   "computer to check its permissions.",
-                   "手机助手没有权限读写它需要的文件。请让设置这台电脑的人检查权限。"),
-    "disk_full": Text("The computer's disk is full. Free some space, then try again.",
-                      "电脑的磁盘已满。请腾出一些空间，然后再试一次。"),
-    "timeout": Text("That took too long to answer. Please try again.", "等待回应的时间太长了。请再试一次。"),
-    "memory": Text("This computer ran out of memory. Close other programs, then try again.",
-                   "这台电脑的内存不够了。请关闭其他程序，然后再试一次。"),
-    "internal": Text("Something went wrong inside PhoneBuddy. The details are in its log; please try again.",
-                     "手机助手内部出了问题，详细信息记录在日志里。请再试一次。"),
+    "offline": Text("PhoneBuddy could not reach the internet or the server. Check the connection, then try again."),
+    "missing": Text("A file PhoneBuddy needs is missing on this computer. Open the setup in the caregiver settings (F12) and download the models again."),
+    "denied": Text("PhoneBuddy is not allowed to read or write a file it needs. Ask the person who set up this computer to check its permissions."),
+    "disk_full": Text("The computer's disk is full. Free some space, then try again."),
+    "timeout": Text("That took too long to answer. Please try again."),
+    "memory": Text("This computer ran out of memory. Close other programs, then try again."),
+    "internal": Text("Something went wrong inside PhoneBuddy. The details are in its log; please try again."),
 }
-MODEL_UNAVAILABLE = Text("The assistant's model is not available on this computer. Open the caregiver settings (F12) to "
-                         "download it or to set a model server.",
-                         "这台电脑上没有可用的助手模型。请打开照护者设置（F12）下载模型，或者设置模型服务器。")
-STEP_FAILED = Text("That step did not work on the phone.", "这一步在手机上没有成功。")
-DOWNLOAD_ADVICE = Text("Press Download again: it continues where it stopped.", "请再按一次“下载”：会从中断的地方继续。")
+MODEL_UNAVAILABLE = Text("The assistant's model is not available on this computer. Open the caregiver settings (F12) to download it or to set a model server.")
+STEP_FAILED = Text("That step did not work on the phone.")
+DOWNLOAD_ADVICE = Text("Press Download again: it continues where it stopped.")
 
 # Words that must never be spoken: exception class names, errno text, tracebacks, file paths.
 _UNSPEAKABLE = re.compile(r"\b[A-Z][A-Za-z]+(?:Error|Exception)\b|\[?Errno\s*-?\d+\]?|Traceback|(?:^|\s)/[\w.-]+/[\w./-]+|[A-Za-z]:\\\S+")

@@ -25,7 +25,7 @@ from assistant_core.types import Action, Device, DeviceError, Observation
 
 log = logging.getLogger(__name__)
 
-SIM_LABEL = Text("Simulated phone (PhoneWorld-lite)", "模拟手机（PhoneWorld-lite）")
+SIM_LABEL = Text("Simulated phone (PhoneWorld-lite)")
 
 
 class LockedDevice:
@@ -136,7 +136,7 @@ class PhoneProbe:
     """The outcome of looking for a real phone: a connection, or the reason there is none (spoken)."""
 
     connection: PhoneConnection | None
-    reason: Text = Text("", "")
+    reason: Text = Text("")
 
 
 def find_real_phone(*, host: str | None = None, port: int | None = None, serial: str | None = None,
@@ -174,9 +174,9 @@ def find_real_phone(*, host: str | None = None, port: int | None = None, serial:
     try:
         info = next(d for d in list_devices(client) if d.serial == device.serial)
         name = phone_name(info)
-        label = Text(f"{name.en} ({device.serial})", f"{name.zh}（{device.serial}）")
+        label = Text("{name} ({serial})").format(name=name, serial=device.serial)
     except (DeviceError, StopIteration):
-        label = Text(f"Phone {device.serial}", f"手机 {device.serial}")
+        label = Text("Phone {serial}").format(serial=device.serial)
     return PhoneProbe(PhoneConnection(device=LockedDevice(device), label=label, is_simulated=False,
                                       extra={"client": client, "serial": device.serial, "owner": owner}))
 

@@ -40,19 +40,10 @@ FORGET_KEYS = "Ctrl+Shift+F"  # no screen reader or TalkBack modifier; no text-f
 FORGET = Catalog(
     "phonewatch",
     {
-        "silent": (
-            "{what} To forget it, say “forget the phone”, or press Control Shift F.",
-            "{what}要忘掉它，请说“忘掉手机”，或按 Ctrl+Shift+F。",
-        ),
-        "which": (
-            "{count} remembered phones are not answering: {names}. Say “forget” and the number, or press its number key.",
-            "有 {count} 部记住的手机没有响应：{names}。请说“忘掉”加编号，或按下编号键。",
-        ),
-        "item": ("number {number}, the phone at {address}", "{number} 号，地址为 {address} 的手机"),
-        "nothing": (
-            "There is no remembered phone to forget: every remembered phone is answering, or none is remembered.",
-            "没有要忘掉的手机：记住的手机都在响应，或者没有记住任何手机。",
-        ),
+        "silent": "{what} To forget it, say “forget the phone”, or press Control Shift F.",
+        "which": "{count} remembered phones are not answering: {names}. Say “forget” and the number, or press its number key.",
+        "item": "number {number}, the phone at {address}",
+        "nothing": "There is no remembered phone to forget: every remembered phone is answering, or none is remembered.",
     },
 )
 

@@ -41,14 +41,7 @@ class EpisodeRequest:
 
 EpisodeStarter = Callable[[EpisodeRequest], Generator[Any, Any, Any]]
 
-NO_DEMO_MATCH = Text(
-    "Without the model I can do everyday things, for example: {examples}. I can also set timers, switch Wi-Fi, "
-    "Bluetooth, airplane mode, do not disturb, dark mode and location, open apps, and answer questions about the "
-    "phone: battery, time, notifications, messages. Anything else needs the model, or is one of the scripted "
-    "demonstration's tasks on the simulated phone.",
-    "没有模型时，我可以做日常的事情，例如：{examples}。我还可以定计时器，开关 WLAN、蓝牙、飞行模式、勿扰模式、深色模式和位置信息，"
-    "打开应用，并回答关于手机的问题：电量、时间、通知、短信。其他事情需要模型，或者是模拟手机上脚本演示的任务。",
-)
+NO_DEMO_MATCH = Text("Without the model I can do everyday things, for example: {examples}. I can also set timers, switch Wi-Fi, Bluetooth, airplane mode, do not disturb, dark mode and location, open apps, and answer questions about the phone: battery, time, notifications, messages. Anything else needs the model, or is one of the scripted demonstration's tasks on the simulated phone.")
 
 # The demonstration's everyday examples, said first when a request needs the model: a call, a text, an
 # alarm. Never a safety task (an injected web page, a factory reset): those show the gate, not what to ask.
@@ -148,10 +141,7 @@ def _fast_path(request: EpisodeRequest) -> Any:
                           lang=request.lang)
 
 
-DEMO_RESET = Text(
-    "Scripted demonstration of: {instruction} The simulated phone starts this demonstration afresh.",
-    "脚本演示：{instruction} 模拟手机为这次演示重新开始。",
-)
+DEMO_RESET = Text("Scripted demonstration of: {instruction} The simulated phone starts this demonstration afresh.")
 
 
 def _with_note(text: str, episode: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:

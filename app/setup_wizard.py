@@ -120,12 +120,7 @@ def _connect_wifi(address: str, code: str = "") -> str:
     return serial
 
 
-IME_NEEDS_APK = Text(
-    "The text-entry helper (ADBKeyboard) is not on the phone yet. Choose its APK file, then press Install again. "
-    "Without it PhoneBuddy can still type through the mirror's clipboard.",
-    "手机上还没有文字输入助手（ADBKeyboard）。请选择它的 APK 文件，然后再按“安装”。"
-    "没有它时，手机助手仍可通过镜像的剪贴板输入文字。",
-)
+IME_NEEDS_APK = Text("The text-entry helper (ADBKeyboard) is not on the phone yet. Choose its APK file, then press Install again. Without it PhoneBuddy can still type through the mirror's clipboard.")
 
 
 def _install_ime(apk: str = "") -> str:

@@ -34,22 +34,21 @@ FEEDBACK_NO_ANSWER = "The user did not answer, so the action was not done. Do no
 SAY = Catalog(
     "endings",
     {
-        "done_checked": ("Done, and checked on the phone.", "完成了，并且在手机上核实过。"),
-        "done_short": ("Done.", "完成了。"),  # followed by what the check found on the phone
-        "done_unchecked": ("Done, as far as I can tell: I could not check it on the phone.",
-                           "我做完了，但没法在手机上核实是否真的完成。"),
-        "declined": ("Not done, because you said no.", "没有执行，因为您说了不。"),
-        "no_answer": ("Not done: you did not answer, and no answer means no.", "没有执行：您没有回答，不回答就视为不同意。"),
-        "refused_caregiver": ("Not done: your caregiver's settings do not allow it.", "没有执行：照护人的设置不允许这样做。"),
-        "refused_safety": ("Not done: a safety rule does not allow it.", "没有执行：安全规则不允许这样做。"),
-        "stopped": ("Stopped. I did nothing more.", "已停止，我没有再做任何操作。"),
-        "not_finished": ("I could not finish it.", "我没能完成。"),
-        "answered": ("I looked, but the phone gave me nothing to tell you.", "我查了，但手机没有给出可以告诉您的信息。"),
+        "done_checked": "Done, and checked on the phone.",
+        "done_short": "Done.",  # followed by what the check found on the phone
+        "done_unchecked": "Done, as far as I can tell: I could not check it on the phone.",
+        "declined": "Not done, because you said no.",
+        "no_answer": "Not done: you did not answer, and no answer means no.",
+        "refused_caregiver": "Not done: your caregiver's settings do not allow it.",
+        "refused_safety": "Not done: a safety rule does not allow it.",
+        "stopped": "Stopped. I did nothing more.",
+        "not_finished": "I could not finish it.",
+        "answered": "I looked, but the phone gave me nothing to tell you.",
     },
 )
 # The whole ending when the request was not to do something ("No, leave it", "不要给陈爱丽打电话"): nothing was
 # done because nothing was asked, so no "Done" and no check is said before it (harness.fastpath finishes with it).
-WONT = Text("OK, I won't.", "好的，我不做。")
+WONT = Text("OK, I won't.")
 
 
 class Ending(StrEnum):

@@ -178,7 +178,7 @@ class Gated(Event):
 class ConfirmationRequested(Event):
     kind: ClassVar[EventKind] = EventKind.CONFIRMATION_REQUESTED
     _skip: ClassVar[tuple[str, ...]] = ("request",)
-    question: Text = Text("", "")
+    question: Text = Text("")
     request: ConfirmationRequest | None = field(default=None, repr=False, compare=False)
 
 
@@ -200,7 +200,7 @@ class Acted(Event):
 @dataclass(frozen=True)
 class Said(Event):
     kind: ClassVar[EventKind] = EventKind.SAID
-    text: Text = Text("", "")
+    text: Text = Text("")
     purpose: SayPurpose = SayPurpose.NOTICE
     answer: bool = False  # the answer to a question (a read-only tool's finding); the ending says it again
 
@@ -209,7 +209,7 @@ class Said(Event):
 class Paused(Event):
     kind: ClassVar[EventKind] = EventKind.PAUSED
     reason: PauseReason = PauseReason.ASK_USER
-    message: Text = Text("", "")
+    message: Text = Text("")
 
 
 @dataclass(frozen=True)
@@ -223,7 +223,7 @@ class Resumed(Event):
 class ErrorEvent(Event):
     kind: ClassVar[EventKind] = EventKind.ERROR
     error: ErrorKind = ErrorKind.ACTION_FAILED
-    message: Text = Text("", "")
+    message: Text = Text("")
     recoverable: bool = True
     detail: str = ""
 
@@ -233,5 +233,5 @@ class Finished(Event):
     kind: ClassVar[EventKind] = EventKind.FINISHED
     _skip: ClassVar[tuple[str, ...]] = ("result",)
     outcome: Outcome = Outcome.FINISHED
-    summary: Text = Text("", "")
+    summary: Text = Text("")
     result: EpisodeResult | None = field(default=None, repr=False, compare=False)

@@ -78,35 +78,23 @@ LOCK_WAIT_S = 30.0
 MSG = Catalog(
     "history",
     {
-        "set_aside": ("The history file was damaged and has been put aside as {name}. The caregiver needs to set the assistant up again; until then nothing is allowed.",
-                      "历史记录文件已损坏，已另存为 {name}。需要照护人重新设置助手；在此之前不允许任何操作。"),
-        "newer": ("This history file was made by a newer version of PhoneBuddy (schema {found}, this version knows {known}). Update the app; the file was not changed.",
-                  "这个历史记录文件来自更新版本的 PhoneBuddy（结构版本 {found}，本版本支持 {known}）。请更新应用；文件没有被修改。"),
+        "set_aside": "The history file was damaged and has been put aside as {name}. The caregiver needs to set the assistant up again; until then nothing is allowed.",
+        "newer": "This history file was made by a newer version of PhoneBuddy (schema {found}, this version knows {known}). Update the app; the file was not changed.",
         "not_a_file": ("{path} is not a history file (it is a folder or a device). Choose a file name; nothing "
-                       "was changed there.",
-                       "{path} 不是历史记录文件（它是文件夹或设备）。请选择一个文件名；那里没有任何改动。"),
-        "no_consent": ("Exporting runs as training data needs the user's consent, and none is on record.",
-                       "把记录导出为训练数据需要用户同意，目前没有同意记录。"),
-        "unknown_run": ("There is no run with id {run_id}.", "没有编号为 {run_id} 的记录。"),
+                       "was changed there."),
+        "no_consent": "Exporting runs as training data needs the user's consent, and none is on record.",
+        "unknown_run": "There is no run with id {run_id}.",
         "full": ("The disk is full, so PhoneBuddy cannot write its history. Nothing was deleted: the caregiver "
                  "settings and the history are kept. Please free some space (delete large files or empty the "
-                 "trash), then start PhoneBuddy again.",
-                 "磁盘已满，PhoneBuddy 无法写入历史记录。没有删除任何东西：照护人设置和历史记录都还在。请腾出一些空间"
-                 "（删除大文件或清空回收站），然后重新启动 PhoneBuddy。"),
+                 "trash), then start PhoneBuddy again."),
         "io": ("The history file could not be read or written (a disk problem). Nothing was deleted or put aside. "
-               "Please check the disk, then start PhoneBuddy again.",
-               "无法读写历史记录文件（磁盘出了问题）。没有删除或另存任何东西。请检查磁盘，然后重新启动 PhoneBuddy。"),
-        "busy": ("Another PhoneBuddy is using the history. Waiting for it to finish.",
-                 "另一个 PhoneBuddy 正在使用历史记录。正在等它用完。"),
+               "Please check the disk, then start PhoneBuddy again."),
+        "busy": "Another PhoneBuddy is using the history. Waiting for it to finish.",
         "locked": ("Another PhoneBuddy (or another program, such as a backup) is still using the history, so "
-                   "this one cannot use it. Nothing was changed. Close the other one and try again.",
-                   "另一个 PhoneBuddy（或其他程序，比如备份程序）还在使用历史记录，所以这里无法使用。没有做任何改动。"
-                   "请关闭另一个后再试。"),
+                   "this one cannot use it. Nothing was changed. Close the other one and try again."),
         "cantopen": ("The history file {path} cannot be opened (no permission, or its folder is missing). "
-                     "Nothing was changed there.",
-                     "无法打开历史记录文件 {path}（没有权限，或者文件夹不存在）。那里没有任何改动。"),
-        "without_history": ("This run goes on, but nothing more of it is written to the history.",
-                            "这次操作会继续，但不会再写入历史记录。"),
+                     "Nothing was changed there."),
+        "without_history": "This run goes on, but nothing more of it is written to the history.",
     },
 )
 

@@ -267,9 +267,9 @@ def catalogs() -> dict[str, Catalog]:
 # How to try again after a failure, by where it was started: the wizard's Download button, the command line,
 # or anywhere else. Messages take it as an {again} placeholder (Text.format fills each language's own).
 RETRY = Catalog("retry", {
-    "button": ("press Download again", "再按一次“下载”"),
-    "command": ("run the command again", "再运行一次命令"),
-    "again": ("try again", "再试一次"),
+    "button": "press Download again",
+    "command": "run the command again",
+    "again": "try again",
 })
 
 

@@ -41,28 +41,21 @@ KEYRING_SERVICE = "PhoneBuddy"
 MSG = Catalog(
     "privacy_store",
     {
-        "pin_needed": ("Changing the profile needs the caregiver PIN.", "修改个人资料需要照护人 PIN 码。"),
-        "key_keyring": ("The profile is encrypted; its key is in this computer's keyring.",
-                        "个人资料已加密，密钥保存在这台电脑的系统钥匙串里。"),
+        "pin_needed": "Changing the profile needs the caregiver PIN.",
+        "key_keyring": "The profile is encrypted; its key is in this computer's keyring.",
         "key_file": ("The profile is encrypted, but this computer has no keyring, so its key is in a file next "
-                     "to it that only your user account can read. Anyone who can read your files can read it.",
-                     "个人资料已加密，但这台电脑没有系统钥匙串，所以密钥保存在旁边一个只有你的账户能读的文件里。"
-                     "能读取你文件的人也能读取它。"),
-        "key_lost": ("The profile's key is missing, so the saved profile cannot be read. Enter it again.",
-                     "个人资料的密钥不见了，无法读取已保存的资料。请重新填写。"),
-        "log_local": ("Nothing was sent to another computer: the model runs on this computer ({runs} runs).",
-                      "没有任何内容发送到其他电脑：模型在这台电脑上运行（{runs} 次）。"),
+                     "to it that only your user account can read. Anyone who can read your files can read it."),
+        "key_lost": "The profile's key is missing, so the saved profile cannot be read. Enter it again.",
+        "log_local": "Nothing was sent to another computer: the model runs on this computer ({runs} runs).",
         "unavailable": ("I could not open the personal profile (the disk may be full), so I will ask before "
-                        "typing anything personal.",
-                        "我打不开个人资料（磁盘可能已满），所以输入任何个人信息之前我都会先问你。"),
-        "log_none": ("Nothing has been sent to another computer.", "还没有任何内容发送到其他电脑。"),
-        "log_remote": ("{n} requests went to {hosts}, {kb} kilobytes in all; masked before sending: {masked}.",
-                       "共有 {n} 次请求发送到 {hosts}，总计 {kb} KB；发送前遮挡了：{masked}。"),
-        "masked_none": ("nothing", "无"),
-        "masked.secure_fields": ("{n} password or secret fields", "{n} 个密码或保密输入框"),
-        "masked.shade_rows": ("{n} notifications of apps not allowed", "{n} 条未允许应用的通知"),
-        "masked.never_items": ("{n} places showing “never” profile items", "{n} 处显示“从不提供”资料的地方"),
-        "masked.text": ("{n} pieces of text", "{n} 段文字"),
+                        "typing anything personal."),
+        "log_none": "Nothing has been sent to another computer.",
+        "log_remote": "{n} requests went to {hosts}, {kb} kilobytes in all; masked before sending: {masked}.",
+        "masked_none": "nothing",
+        "masked.secure_fields": "{n} password or secret fields",
+        "masked.shade_rows": "{n} notifications of apps not allowed",
+        "masked.never_items": "{n} places showing “never” profile items",
+        "masked.text": "{n} pieces of text",
     },
 )
 
@@ -252,14 +245,12 @@ class PrivacyStore:
 STORED = Catalog(
     "privacy_stored",
     {
-        "history": ("On this computer: {runs} requests with {steps} steps, and {messages} conversation messages.",
-                    "这台电脑上保存了：{runs} 个请求，共 {steps} 步，以及 {messages} 条对话。"),
-        "profile_none": ("Your profile is empty.", "你的个人资料是空的。"),
-        "profile": ("Your profile has {n} items: {items}.", "你的个人资料有 {n} 项：{items}。"),
-        "item": ("{kind} ({tier})", "{kind}（{tier}）"),
-        "deleted": ("Deleted: {runs} requests, {messages} messages, your profile and the record of what was sent.",
-                    "已删除：{runs} 个请求、{messages} 条对话、你的个人资料以及发送记录。"),
-        "exported": ("Saved a copy of everything stored to {path}.", "已把保存的所有内容复制到 {path}。"),
+        "history": "On this computer: {runs} requests with {steps} steps, and {messages} conversation messages.",
+        "profile_none": "Your profile is empty.",
+        "profile": "Your profile has {n} items: {items}.",
+        "item": "{kind} ({tier})",
+        "deleted": "Deleted: {runs} requests, {messages} messages, your profile and the record of what was sent.",
+        "exported": "Saved a copy of everything stored to {path}.",
     },
 )
 

@@ -50,19 +50,15 @@ _LOOKUP: dict[str, MetaCommand] = {p: cmd for cmd, phrases in _PHRASES.items() f
 MSG = Catalog(
     "session",
     {
-        "stopped": ("Stopped.", "已停止。"),
-        "nothing_to_stop": ("Nothing is running.", "现在没有正在进行的任务。"),
-        "nothing_to_repeat": ("I haven't said anything yet.", "我还没有说过话。"),
-        "no_question": ("There is nothing to answer right now.", "现在没有需要回答的问题。"),
-        "slower": ("Speaking slower.", "说慢一点。"),
-        "faster": ("Speaking faster.", "说快一点。"),
-        "rate_limit": ("That is already the limit.", "已经到极限了。"),
-        "help": (
-            "Tell me what to do on your phone, for example: send a message to Anna. While I work you can say "
-            "stop, repeat, slower or faster. When I ask before something important, say yes, no, or repeat.",
-            "告诉我要在手机上做什么，比如：给安娜发消息。我操作时你可以说“停止”、“再说一遍”、“慢一点”或“快一点”。"
-            "我在重要操作前问你时，请说“确认”、“取消”或“再说一遍”。",
-        ),
+        "stopped": "Stopped.",
+        "nothing_to_stop": "Nothing is running.",
+        "nothing_to_repeat": "I haven't said anything yet.",
+        "no_question": "There is nothing to answer right now.",
+        "slower": "Speaking slower.",
+        "faster": "Speaking faster.",
+        "rate_limit": "That is already the limit.",
+        "help": ("Tell me what to do on your phone, for example: send a message to Anna. While I work you can say "
+            "stop, repeat, slower or faster. When I ask before something important, say yes, no, or repeat."),
     },
 )
 

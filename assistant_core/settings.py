@@ -60,54 +60,38 @@ log = logging.getLogger(__name__)
 MSG = Catalog(
     "settings",
     {
-        "missing": ("The assistant has not been set up yet. Until the caregiver sets it up, no app is allowed.",
-                    "助手还没有设置。在照护人设置之前，不允许使用任何应用。"),
-        "corrupt": ("The saved settings were damaged ({detail}). Safe settings are in use and no app is allowed until the caregiver sets them again.",
-                    "保存的设置已损坏（{detail}）。现在使用安全设置，在照护人重新设置之前不允许使用任何应用。"),
-        "set_aside": ("The history file was damaged and put aside. The caregiver needs to set the assistant up again.",
-                      "历史记录文件已损坏并已另存。需要照护人重新设置助手。"),
-        "pin_short": ("The PIN must be 4 to 12 digits.", "PIN 码必须是 4 到 12 位数字。"),
-        "pin_wrong": ("That PIN is not right. {left} tries left before a pause.", "PIN 码不对。还可以再试 {left} 次，之后需要等待。"),
-        "pin_wrong_wait": ("That PIN is not right. Please wait {seconds} seconds before trying again.", "PIN 码不对。请等 {seconds} 秒后再试。"),
-        "pin_locked": ("Too many wrong PINs. Please wait {seconds} seconds.", "PIN 码错误次数太多。请等 {seconds} 秒。"),
-        "pin_missing": ("No caregiver PIN is set yet.", "还没有设置照护人 PIN 码。"),
-        "bad_value": ("{name} must be {what}.", "{name}必须是{what}。"),
+        "missing": "The assistant has not been set up yet. Until the caregiver sets it up, no app is allowed.",
+        "corrupt": "The saved settings were damaged ({detail}). Safe settings are in use and no app is allowed until the caregiver sets them again.",
+        "set_aside": "The history file was damaged and put aside. The caregiver needs to set the assistant up again.",
+        "pin_short": "The PIN must be 4 to 12 digits.",
+        "pin_wrong": "That PIN is not right. {left} tries left before a pause.",
+        "pin_wrong_wait": "That PIN is not right. Please wait {seconds} seconds before trying again.",
+        "pin_locked": "Too many wrong PINs. Please wait {seconds} seconds.",
+        "pin_missing": "No caregiver PIN is set yet.",
+        "bad_value": "{name} must be {what}.",
         "bad_fields": ("Some saved settings were not valid ({detail}). Safe values are in use for them and no app "
-                       "is allowed until the caregiver checks the settings and saves them again.",
-                       "部分保存的设置无效（{detail}）。这些设置现在使用安全值，在照护人检查并重新保存设置之前，"
-                       "不允许使用任何应用。"),
+                       "is allowed until the caregiver checks the settings and saves them again."),
         "tampered": ("The caregiver settings were changed outside the app. No app is allowed until the caregiver "
-                     "opens the settings with the PIN, checks them and saves them again.",
-                     "照护人设置在应用之外被改动过。在照护人用 PIN 码打开设置、检查并重新保存之前，不允许使用任何应用。"),
+                     "opens the settings with the PIN, checks them and saves them again."),
         "pin_removed": ("The caregiver PIN was deleted outside the app. No app is allowed, and no new PIN can be "
                         "set here. To start over, move the history file {name} out of its folder: PhoneBuddy then "
-                        "starts new, with no app allowed until the caregiver sets it up.",
-                        "照护人 PIN 码在应用之外被删除了。现在不允许使用任何应用，这里也不能设置新的 PIN 码。如需重新开始，"
-                        "请把历史记录文件 {name} 移出它所在的文件夹：PhoneBuddy 会重新开始，在照护人设置之前不允许使用任何应用。"),
+                        "starts new, with no app allowed until the caregiver sets it up."),
         "pin_damaged": ("The caregiver PIN record was damaged outside the app. No app is allowed, and the settings "
                         "cannot be opened. To start over, move the history file {name} out of its folder: "
-                        "PhoneBuddy then starts new, with no app allowed until the caregiver sets it up.",
-                        "照护人 PIN 码的记录在应用之外被损坏了。现在不允许使用任何应用，也无法打开设置。如需重新开始，"
-                        "请把历史记录文件 {name} 移出它所在的文件夹：PhoneBuddy 会重新开始，在照护人设置之前不允许使用任何应用。"),
+                        "PhoneBuddy then starts new, with no app allowed until the caregiver sets it up."),
         "seal_removed": ("The check mark that protects the caregiver settings was removed outside the app (or the "
                          "settings were saved by an older PhoneBuddy). No app is allowed until the caregiver opens "
-                         "the settings with the PIN, checks them and saves them again.",
-                         "保护照护人设置的校验记录在应用之外被删除了（或者设置是旧版 PhoneBuddy 保存的）。在照护人用 PIN 码"
-                         "打开设置、检查并重新保存之前，不允许使用任何应用。"),
+                         "the settings with the PIN, checks them and saves them again."),
         "settings_removed": ("The caregiver settings were deleted outside the app. No app is allowed until the "
-                             "caregiver opens the settings with the PIN and saves them again.",
-                             "照护人设置在应用之外被删除了。在照护人用 PIN 码打开设置并重新保存之前，不允许使用任何应用。"),
-        "apps_added": ("Apps added outside the app: {apps}.", "在应用之外被加入的应用：{apps}。"),
-        "apps_removed": ("Apps removed outside the app: {apps}.", "在应用之外被移除的应用：{apps}。"),
-        "record_edited": ("The settings record itself was edited.", "设置记录本身被改动过。"),
-        "tamper_locked": ("For safety the PIN is locked for {seconds} seconds.",
-                          "为了安全，PIN 码锁定 {seconds} 秒。"),
+                             "caregiver opens the settings with the PIN and saves them again."),
+        "apps_added": "Apps added outside the app: {apps}.",
+        "apps_removed": "Apps removed outside the app: {apps}.",
+        "record_edited": "The settings record itself was edited.",
+        "tamper_locked": "For safety the PIN is locked for {seconds} seconds.",
         "pin_unreadable": ("The PIN cannot be checked right now because the history file cannot be read. "
-                           "Please try again in a moment.",
-                           "现在无法读取历史记录文件，所以暂时不能核对 PIN 码。请稍后再试。"),
+                           "Please try again in a moment."),
         "guard_tampered": ("The record of wrong PIN tries was changed or removed outside the app, so the PIN is "
-                           "locked for a while as if the tries had run out.",
-                           "PIN 码错误次数的记录在应用之外被改动或删除，因此 PIN 码会像次数用完一样暂时锁定。"),
+                           "locked for a while as if the tries had run out."),
     },
 )
 

@@ -77,60 +77,21 @@ log = logging.getLogger(__name__)
 TEXT = Catalog(
     "adb",
     {
-        "no_server": (
-            "I can't reach the phone connection helper (the adb server). PhoneBuddy starts it by itself; if you "
-            "hear this again, ask a caregiver to run \"phonebuddy devices list\" in a terminal to see why.",
-            "我连不上手机连接助手（adb 服务）。手机助手会自动启动它；如果再次听到这条消息，"
-            "请照护人在终端里运行“phonebuddy devices list”查看原因。",
-        ),
-        "no_device": (
-            "No phone is connected. Plug the phone in with a USB cable, or connect it over Wi-Fi, and turn on USB debugging.",
-            "没有连接手机。请用数据线连接手机，或通过无线网络连接，并打开 USB 调试。",
-        ),
-        "many_devices": (
-            "More than one phone is connected. Choose which one to use.",
-            "连接了不止一部手机。请选择要使用哪一部。",
-        ),
-        "unauthorized": (
-            "The phone has not allowed this computer yet. On the phone, open Settings, then Developer options, "
+        "no_server": ("I can't reach the phone connection helper (the adb server). PhoneBuddy starts it by itself; if you "
+            "hear this again, ask a caregiver to run \"phonebuddy devices list\" in a terminal to see why."),
+        "no_device": "No phone is connected. Plug the phone in with a USB cable, or connect it over Wi-Fi, and turn on USB debugging.",
+        "many_devices": "More than one phone is connected. Choose which one to use.",
+        "unauthorized": ("The phone has not allowed this computer yet. On the phone, open Settings, then Developer options, "
             "and turn on USB debugging. When the phone asks \"Allow USB debugging?\", tick \"Always allow from this "
-            "computer\" and tap Allow. If no question appears, unplug the cable and plug it in again.",
-            "手机还没有允许这台电脑。请在手机上打开“设置”，进入“开发者选项”，打开“USB 调试”。"
-            "手机询问“是否允许 USB 调试？”时，勾选“一律允许使用这台计算机进行调试”，然后点“允许”。"
-            "如果没有弹出提示，请拔下数据线再重新插上。",
-        ),
-        "offline": (
-            "The phone is connected but not answering. Unlock it, check the cable or Wi-Fi, and try again.",
-            "手机已连接但没有响应。请解锁手机，检查数据线或无线网络后再试。",
-        ),
-        "disconnected": (
-            "The phone disconnected. Check the cable or Wi-Fi connection, then start again.",
-            "手机连接断开了。请检查数据线或无线网络连接，然后重新开始。",
-        ),
-        "unresponsive": (
-            "it gave no answer for {seconds} seconds; restart it or check the cable or Wi-Fi",
-            "{seconds} 秒内没有任何回应；请重启手机，或检查数据线或无线网络",
-        ),
-        "capture_failed": (
-            "I couldn't take a picture of the phone's screen, even after trying again.",
-            "我无法截取手机屏幕，重试后仍然失败。",
-        ),
-        "locked": (
-            "The phone's screen is locked or off. Please unlock the phone, then I'll continue.",
-            "手机屏幕已锁定或关闭。请先解锁手机，我再继续。",
-        ),
-        "unknown_app": (
-            "I couldn't find an app called {app} on the phone.",
-            "我在手机上找不到名为“{app}”的应用。",
-        ),
-        "out_of_bounds": (
-            "That spot ({x}, {y}) is outside the phone's screen.",
-            "这个位置（{x}，{y}）在手机屏幕之外。",
-        ),
-        "connect_failed": (
-            "I couldn't connect to the phone at {address}. Check that it is on the same Wi-Fi and that wireless debugging is on.",
-            "无法连接到地址为 {address} 的手机。请确认它和电脑在同一个无线网络中，并已打开无线调试。",
-        ),
+            "computer\" and tap Allow. If no question appears, unplug the cable and plug it in again."),
+        "offline": "The phone is connected but not answering. Unlock it, check the cable or Wi-Fi, and try again.",
+        "disconnected": "The phone disconnected. Check the cable or Wi-Fi connection, then start again.",
+        "unresponsive": "it gave no answer for {seconds} seconds; restart it or check the cable or Wi-Fi",
+        "capture_failed": "I couldn't take a picture of the phone's screen, even after trying again.",
+        "locked": "The phone's screen is locked or off. Please unlock the phone, then I'll continue.",
+        "unknown_app": "I couldn't find an app called {app} on the phone.",
+        "out_of_bounds": "That spot ({x}, {y}) is outside the phone's screen.",
+        "connect_failed": "I couldn't connect to the phone at {address}. Check that it is on the same Wi-Fi and that wireless debugging is on.",
     },
 )
 

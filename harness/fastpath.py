@@ -45,17 +45,16 @@ log = logging.getLogger(__name__)
 ASK = Catalog(
     "fastpath",
     {
-        "which": ("Which {name}: {options}?", "哪一位{name}：{options}？"),
-        "not_found": ("I can't find “{name}” in your contacts. Who do you mean? Say a full name or a number.",
-                      "通讯录里找不到“{name}”。你说的是谁？请说全名或电话号码。"),
-        "recipient": ("Who should it go to?", "发给谁？"),
-        "callee": ("Who should I call?", "要打给谁？"),
-        "text": ("What should the message say?", "短信要写什么？"),
-        "time": ("For what time?", "定在几点？"),
-        "minutes": ("For how long?", "计时多长时间？"),
-        "percent": ("How bright, in percent?", "亮度调到百分之多少？"),
-        "app": ("Which app?", "打开哪个应用？"),
-        "or": (" or ", "还是"),
+        "which": "Which {name}: {options}?",
+        "not_found": "I can't find “{name}” in your contacts. Who do you mean? Say a full name or a number.",
+        "recipient": "Who should it go to?",
+        "callee": "Who should I call?",
+        "text": "What should the message say?",
+        "time": "For what time?",
+        "minutes": "For how long?",
+        "percent": "How bright, in percent?",
+        "app": "Which app?",
+        "or": " or ",
     },
 )
 
@@ -63,12 +62,12 @@ ASK = Catalog(
 STEP_WORDS = Catalog(
     "fastpath_steps",
     {
-        "ask": ("I need one more detail from you.", "我还需要您补充一点信息。"),
-        "act": ("I do it directly with the phone's own functions.", "我直接用手机自带的功能来办。"),
-        "done": ("That was the last step.", "这是最后一步。"),
-        "declined": ("You said no, so I stop here.", "您说了不，我就到此为止。"),
-        "no_model": ("Without the model I can't do this part.", "没有模型，这部分我做不了。"),
-        "wont": ("You asked me not to, so I do nothing.", "您说不要，我就什么也不做。"),
+        "ask": "I need one more detail from you.",
+        "act": "I do it directly with the phone's own functions.",
+        "done": "That was the last step.",
+        "declined": "You said no, so I stop here.",
+        "no_model": "Without the model I can't do this part.",
+        "wont": "You asked me not to, so I do nothing.",
     },
 )
 
@@ -500,11 +499,7 @@ def split_goal(goal: str) -> tuple[str, list[str]]:
     return text, answers
 
 
-WITHOUT_MODEL = Text(
-    "I can't do that without the model. Without it I can call, text, set alarms and timers, switch settings, "
-    "open apps and answer questions about the phone.",
-    "没有模型我做不了这件事。没有模型时，我可以打电话、发短信、定闹钟和计时器、切换设置、打开应用，并回答关于手机的问题。",
-)
+WITHOUT_MODEL = Text("I can't do that without the model. Without it I can call, text, set alarms and timers, switch settings, open apps and answer questions about the phone.")
 
 
 @dataclass

@@ -57,9 +57,9 @@ class OpenedPhone:
         return self.target.simulated
 
 
-BAD_SIM = Text("{target}: expected sim, sim:TASK or sim:TASK:SEED.", "{target}：应为 sim、sim:任务 或 sim:任务:种子。")
-BAD_SEED = Text("{target}: the seed must be a whole number.", "{target}：种子必须是整数。")
-EMPTY = Text("The device is empty: give sim or a phone's serial.", "设备为空：请写 sim 或手机的序列号。")
+BAD_SIM = Text("{target}: expected sim, sim:TASK or sim:TASK:SEED.")
+BAD_SEED = Text("{target}: the seed must be a whole number.")
+EMPTY = Text("The device is empty: give sim or a phone's serial.")
 
 
 def parse_target(text: str | None, *, seed: int = 0, task_id: str = "") -> Target:

@@ -27,132 +27,57 @@ UDEV_COMMAND = (
 STATES = Catalog(
     "phonestates",
     {
-        "no_phone": (
-            "No phone is connected. Step 1: plug the phone into this computer with its USB cable. "
+        "no_phone": ("No phone is connected. Step 1: plug the phone into this computer with its USB cable. "
             "Step 2: on the phone, open Settings, then About phone, and tap Build number seven times to turn on "
             "Developer options; with TalkBack, double-tap it seven times. "
             "Step 3: go back to Settings, open System, then Developer options, and turn on USB debugging. "
-            "I will notice the phone by myself as soon as it is ready.",
-            "没有连接手机。第一步：用数据线把手机连到这台电脑。"
-            "第二步：在手机上打开“设置”，进入“关于手机”，连续点七次“版本号”，打开开发者选项；使用 TalkBack 时，连续双击七次。"
-            "第三步：回到“设置”，进入“系统”，再进入“开发者选项”，打开“USB 调试”。"
-            "手机准备好后，我会自动发现它。",
-        ),
-        "unauthorized": (
-            "Your phone is asking whether to allow USB debugging from this computer. Unlock the phone. "
+            "I will notice the phone by myself as soon as it is ready."),
+        "unauthorized": ("Your phone is asking whether to allow USB debugging from this computer. Unlock the phone. "
             "With TalkBack, swipe right until you hear \"Always allow from this computer\" and double-tap to tick it, "
-            "then swipe to Allow and double-tap. If you hear no question, unplug the cable and plug it in again.",
-            "手机正在询问是否允许这台电脑进行 USB 调试。请先解锁手机。"
-            "使用 TalkBack 时，向右滑动，直到听到“一律允许使用这台计算机进行调试”，双击勾选，"
-            "然后滑到“允许”并双击。如果没有听到提示，请拔下数据线再重新插上。",
-        ),
-        "authorizing": (
-            "The phone is checking this computer's key. Unlock the phone and wait a moment.",
-            "手机正在核对这台电脑的密钥。请解锁手机，稍等一下。",
-        ),
-        "offline": (
-            "The phone is connected but not answering. Unlock it and wait a few seconds. If it stays silent, "
-            "unplug the cable and plug it in again, or turn USB debugging off and on.",
-            "手机已连接但没有响应。请解锁手机，等几秒钟。如果仍然没有响应，请拔下数据线重新插上，"
-            "或者把 USB 调试关掉再打开。",
-        ),
-        "offline_wifi": (
-            "The phone at {host} is not answering. Check that it is on the same network as this computer, that it "
-            "is unlocked, and that Wireless debugging is still on.",
-            "地址为 {host} 的手机没有响应。请确认它和这台电脑在同一个网络中、已经解锁，并且“无线调试”仍然开着。",
-        ),
-        "connect_refused": (
-            "Nothing at {address} accepted the connection, so it is not in the phone list. On the phone, open "
+            "then swipe to Allow and double-tap. If you hear no question, unplug the cable and plug it in again."),
+        "authorizing": "The phone is checking this computer's key. Unlock the phone and wait a moment.",
+        "offline": ("The phone is connected but not answering. Unlock it and wait a few seconds. If it stays silent, "
+            "unplug the cable and plug it in again, or turn USB debugging off and on."),
+        "offline_wifi": ("The phone at {host} is not answering. Check that it is on the same network as this computer, that it "
+            "is unlocked, and that Wireless debugging is still on."),
+        "connect_refused": ("Nothing at {address} accepted the connection, so it is not in the phone list. On the phone, open "
             "Developer options, then Wireless debugging, and use the address and port it shows now; the port "
-            "changes each time Wireless debugging is turned on.",
-            "{address} 拒绝了连接，所以它没有加入手机列表。请在手机上打开“开发者选项”，进入“无线调试”，"
-            "使用它现在显示的地址和端口；每次打开无线调试，端口都会变。",
-        ),
-        "connect_silent": (
-            "The phone at {address} did not answer, so I took it off the phone list. Check that it is on the same "
-            "network as this computer and that Wireless debugging is on, then connect again.",
-            "地址为 {address} 的手机没有应答，所以我把它从手机列表里去掉了。请确认它和这台电脑在同一个网络中，"
-            "并且已打开“无线调试”，然后再连接一次。",
-        ),
-        "remembered_silent": (
-            "The remembered phone at {address} is not answering. Check that it is on the same network as this "
-            "computer and that Wireless debugging is on, or forget it.",
-            "记住的手机 {address} 没有响应。请确认它和这台电脑在同一个网络中，并且已打开“无线调试”，或者忘掉它。",
-        ),
-        "forgot": (
-            "I forgot the phone at {address}; I will not try to reconnect it.",
-            "我已忘掉地址为 {address} 的手机，以后不会再尝试连接它。",
-        ),
-        "not_remembered": (
-            "The phone at {address} was not remembered, so there was nothing to forget.",
-            "没有记住地址为 {address} 的手机，所以无需忘掉。",
-        ),
-        "no_permissions": (
-            "The phone is plugged in, but this computer does not let PhoneBuddy use it yet. A caregiver can fix "
-            "this once by running this command in a terminal, then unplugging the phone and plugging it in again: {command}",
-            "手机已插上，但这台电脑还不允许手机助手使用它。请照护人在终端里运行一次下面的命令，"
-            "然后拔下手机再重新插上：{command}",
-        ),
-        "several": (
-            "{count} phones are connected: {names}. Say or press the number of the phone to use; I will "
-            "remember it.",
-            "连接了 {count} 部手机：{names}。请说出或按下要使用的手机的编号；我会记住您的选择。",
-        ),
-        "several_item": ("number {number}, {name}", "第 {number} 部，{name}"),
-        "phone_name": ("{model} ending in {digits}", "{model}，序列号尾号 {digits}"),
-        "phone_name_bare": ("the phone ending in {digits}", "序列号尾号为 {digits} 的手机"),
-        "ready": ("{name} is connected and ready.", "{name} 已连接，可以使用了。"),
-        "locked": (
-            "The phone's screen is locked. Please unlock it yourself; I will never type your PIN or password. "
-            "I'll carry on as soon as it is unlocked.",
-            "手机屏幕已锁定。请您自己解锁；我绝不会输入您的锁屏密码。解锁后我会继续。",
-        ),
-        "plugged": ("A phone was connected: {name}.", "有手机连上了：{name}。"),
-        "unplugged": (
-            "The phone was disconnected. Plug it back in or reconnect it; what you asked for is kept and I'll "
-            "continue when it is back.",
-            "手机连接断开了。请重新插上或重新连接；您的请求已保留，手机回来后我会继续。",
-        ),
-        "back": ("{name} is back.", "{name} 回来了。"),
-        "unknown_state": (
-            "The phone is in a state I don't know ({state}). Unplug it and plug it in again.",
-            "手机处于我不认识的状态（{state}）。请拔下再重新插上。",
-        ),
-        "server_starting": ("Starting the phone connection helper.", "正在启动手机连接助手。"),
-        "server_lost": (
-            "The phone connection helper stopped. Restarting it; what you asked for is kept.",
-            "手机连接助手停止了。正在重新启动它；您的请求已保留。",
-        ),
-        "server_back": ("The phone connection helper is running again.", "手机连接助手已重新运行。"),
-        "server_port_taken": (
-            "Another program is using the phone connection port {port}, so the phone connection helper cannot "
+            "changes each time Wireless debugging is turned on."),
+        "connect_silent": ("The phone at {address} did not answer, so I took it off the phone list. Check that it is on the same "
+            "network as this computer and that Wireless debugging is on, then connect again."),
+        "remembered_silent": ("The remembered phone at {address} is not answering. Check that it is on the same network as this "
+            "computer and that Wireless debugging is on, or forget it."),
+        "forgot": "I forgot the phone at {address}; I will not try to reconnect it.",
+        "not_remembered": "The phone at {address} was not remembered, so there was nothing to forget.",
+        "no_permissions": ("The phone is plugged in, but this computer does not let PhoneBuddy use it yet. A caregiver can fix "
+            "this once by running this command in a terminal, then unplugging the phone and plugging it in again: {command}"),
+        "several": ("{count} phones are connected: {names}. Say or press the number of the phone to use; I will "
+            "remember it."),
+        "several_item": "number {number}, {name}",
+        "phone_name": "{model} ending in {digits}",
+        "phone_name_bare": "the phone ending in {digits}",
+        "ready": "{name} is connected and ready.",
+        "locked": ("The phone's screen is locked. Please unlock it yourself; I will never type your PIN or password. "
+            "I'll carry on as soon as it is unlocked."),
+        "plugged": "A phone was connected: {name}.",
+        "unplugged": ("The phone was disconnected. Plug it back in or reconnect it; what you asked for is kept and I'll "
+            "continue when it is back."),
+        "back": "{name} is back.",
+        "unknown_state": "The phone is in a state I don't know ({state}). Unplug it and plug it in again.",
+        "server_starting": "Starting the phone connection helper.",
+        "server_lost": "The phone connection helper stopped. Restarting it; what you asked for is kept.",
+        "server_back": "The phone connection helper is running again.",
+        "server_port_taken": ("Another program is using the phone connection port {port}, so the phone connection helper cannot "
             "start. Close that program, or ask a caregiver to set ANDROID_ADB_SERVER_PORT to a free port, then "
-            "try again.",
-            "另一个程序占用了手机连接端口 {port}，手机连接助手无法启动。请关闭那个程序，"
-            "或请照护人把 ANDROID_ADB_SERVER_PORT 设为一个空闲端口，然后再试。",
-        ),
-        "server_failed": (
-            "The phone connection helper could not start. Ask a caregiver to run \"phonebuddy devices list\" in a "
-            "terminal to see why.",
-            "手机连接助手无法启动。请照护人在终端里运行“phonebuddy devices list”查看原因。",
-        ),
-        "server_remote": (
-            "No phone connection helper answers at {address}, and PhoneBuddy only starts one on this computer. "
-            "Start it there, or ask a caregiver to clear ANDROID_ADB_SERVER_ADDRESS.",
-            "地址 {address} 上没有手机连接助手应答，而手机助手只能在这台电脑上启动它。"
-            "请在那台电脑上启动它，或请照护人清除 ANDROID_ADB_SERVER_ADDRESS。",
-        ),
-        "server_off": (
-            "No phone connection helper is running, and starting one is turned off (PHONEBUDDY_ADB_START=never). "
-            "Ask a caregiver to start the adb server.",
-            "手机连接助手没有运行，而自动启动已关闭（PHONEBUDDY_ADB_START=never）。请照护人启动 adb 服务。",
-        ),
-        "pair_failed": (
-            "Pairing with {address} failed. On the phone, open Developer options, then Wireless debugging, then "
-            "Pair device with pairing code, and use the address and six-digit code it shows now.",
-            "与 {address} 配对失败。请在手机上打开“开发者选项”，进入“无线调试”，选择“使用配对码配对设备”，"
-            "并使用它当前显示的地址和六位配对码。",
-        ),
+            "try again."),
+        "server_failed": ("The phone connection helper could not start. Ask a caregiver to run \"phonebuddy devices list\" in a "
+            "terminal to see why."),
+        "server_remote": ("No phone connection helper answers at {address}, and PhoneBuddy only starts one on this computer. "
+            "Start it there, or ask a caregiver to clear ANDROID_ADB_SERVER_ADDRESS."),
+        "server_off": ("No phone connection helper is running, and starting one is turned off (PHONEBUDDY_ADB_START=never). "
+            "Ask a caregiver to start the adb server."),
+        "pair_failed": ("Pairing with {address} failed. On the phone, open Developer options, then Wireless debugging, then "
+            "Pair device with pairing code, and use the address and six-digit code it shows now."),
     },
 )
 

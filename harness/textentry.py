@@ -41,14 +41,8 @@ ENTER = 66
 TEXT = Catalog(
     "textentry",
     {
-        "unavailable": (
-            "I can't type this text on the phone. Install the ADBKeyboard app on the phone, or turn on mirroring, then try again.",
-            "我无法在手机上输入这段文字。请在手机上安装 ADBKeyboard 输入法，或打开屏幕镜像，然后再试一次。",
-        ),
-        "ime_failed": (
-            "The phone did not accept the typing keyboard. Check that ADBKeyboard is installed and allowed.",
-            "手机没有接受输入用的键盘。请检查 ADBKeyboard 是否已安装并已允许使用。",
-        ),
+        "unavailable": "I can't type this text on the phone. Install the ADBKeyboard app on the phone, or turn on mirroring, then try again.",
+        "ime_failed": "The phone did not accept the typing keyboard. Check that ADBKeyboard is installed and allowed.",
     },
 )
 

@@ -59,46 +59,42 @@ log = logging.getLogger(__name__)
 SAY = Catalog(
     "tools",
     {
-        "called": ("Calling {who}.", "正在给{who}打电话。"),
-        "texted": ("Sent a text to {who}: “{text}”.", "已给{who}发短信：“{text}”。"),
-        "alarm": ("Alarm set for {time}.", "已设好{time}的闹钟。"),
-        "timer": ("Timer started for {what}.", "已开始{what}的计时。"),
-        "setting": ("{what} is now {value}.", "{what}已{value}。"),
-        "link": ("Opened {url} in {app}.", "已在{app}中打开 {url}。"),
-        "on": ("on", "打开"),
-        "off": ("off", "关闭"),
-        "brightness_value": ("{pct}%", "调到 {pct}%"),
-        "no_notifications": ("You have no notifications.", "没有通知。"),
-        "notifications": ("You have {n} notifications. {items}", "你有 {n} 条通知。{items}"),
-        "notification": ("From {app}: {title}. {text}", "来自{app}：{title}。{text}"),
-        "screen": ("On the screen, in {app}: {items}", "屏幕上（{app}）：{items}"),
-        "screen_empty": ("I can't read any text on the screen.", "屏幕上读不到文字。"),
-        "no_messages": ("There are no messages with {who}.", "和{who}之间没有短信。"),
-        "last_message": ("The last message from {who}, at {time}: “{text}”.", "{who}最后一条短信（{time}）：“{text}”。"),
-        "last_sent": ("No message from {who} yet; your last one to them, at {time}: “{text}”.",
-                      "{who}还没有发来短信；你最后发给对方的（{time}）：“{text}”。"),
-        "battery": ("The battery is at {level}%{charging}.", "电量还有 {level}%{charging}。"),
-        "charging": (", charging", "，正在充电"),
-        "time": ("It is {time} on {date}.", "现在是{date} {time}。"),
-        "next_alarm": ("Your next alarm is at {time}{day}.", "下一个闹钟是{day}{time}。"),
-        "tomorrow": (" tomorrow", "明天"),
-        "no_alarm": ("You have no alarms set.", "没有设置闹钟。"),
-        "wifi": ("You are connected to the Wi-Fi network {name}.", "已连接到 Wi-Fi 网络「{name}」。"),
-        "no_wifi": ("You are not connected to Wi-Fi.", "没有连接 Wi-Fi。"),
-        "refused": ("The phone did not allow that directly ({reason}); I'll do it on the screen instead.",
-                    "手机不允许直接这样做（{reason}），我改为在屏幕上操作。"),
-        "why_permission": ("it needs a permission the phone does not give this computer",
-                           "需要手机没有授予这台电脑的权限"),
-        "why_no_app": ("no app on the phone handles it", "手机上没有能处理它的应用"),
-        "why_no_command": ("this Android version has no such command", "这个 Android 版本没有这个命令"),
-        "why_other": ("the phone refused", "手机拒绝了"),
-        "one_notification": ("You have one notification. {items}", "你有 1 条通知。{items}"),
-        "unreadable": ("I could not read that from the phone ({reason}).", "没能从手机上读到（{reason}）。"),
-        "ringer_normal": ("The phone will ring for calls.", "来电时手机会响铃。"),
-        "ringer_vibrate": ("The phone is on vibrate.", "手机是振动模式。"),
-        "ringer_silent": ("The phone is on silent.", "手机是静音模式。"),
-        "screen_not_allowed": ("The app on the screen is not one your caregiver allowed, so I won't read it.",
-                               "屏幕上的应用不在照护人允许的应用里，我不会读它。"),
+        "called": "Calling {who}.",
+        "texted": "Sent a text to {who}: “{text}”.",
+        "alarm": "Alarm set for {time}.",
+        "timer": "Timer started for {what}.",
+        "setting": "{what} is now {value}.",
+        "link": "Opened {url} in {app}.",
+        "on": "on",
+        "off": "off",
+        "brightness_value": "{pct}%",
+        "no_notifications": "You have no notifications.",
+        "notifications": "You have {n} notifications. {items}",
+        "notification": "From {app}: {title}. {text}",
+        "screen": "On the screen, in {app}: {items}",
+        "screen_empty": "I can't read any text on the screen.",
+        "no_messages": "There are no messages with {who}.",
+        "last_message": "The last message from {who}, at {time}: “{text}”.",
+        "last_sent": "No message from {who} yet; your last one to them, at {time}: “{text}”.",
+        "battery": "The battery is at {level}%{charging}.",
+        "charging": ", charging",
+        "time": "It is {time} on {date}.",
+        "next_alarm": "Your next alarm is at {time}{day}.",
+        "tomorrow": " tomorrow",
+        "no_alarm": "You have no alarms set.",
+        "wifi": "You are connected to the Wi-Fi network {name}.",
+        "no_wifi": "You are not connected to Wi-Fi.",
+        "refused": "The phone did not allow that directly ({reason}); I'll do it on the screen instead.",
+        "why_permission": "it needs a permission the phone does not give this computer",
+        "why_no_app": "no app on the phone handles it",
+        "why_no_command": "this Android version has no such command",
+        "why_other": "the phone refused",
+        "one_notification": "You have one notification. {items}",
+        "unreadable": "I could not read that from the phone ({reason}).",
+        "ringer_normal": "The phone will ring for calls.",
+        "ringer_vibrate": "The phone is on vibrate.",
+        "ringer_silent": "The phone is on silent.",
+        "screen_not_allowed": "The app on the screen is not one your caregiver allowed, so I won't read it.",
     },
 )
 
@@ -205,24 +201,24 @@ def gui_goal(action: Action) -> Text:
     who = action.contact or action.number or ""
     k = action.kind
     if k is ActionKind.CALL:
-        return Text(f"Call {who}", f"给{who}打电话")
+        return Text("Call {who}").format(who=who)
     if k is ActionKind.SEND_TEXT:
-        return Text(f'Send a text to {who}: "{action.text}"', f"给{who}发短信：“{action.text}”")
+        return Text("Send a text to {who}: \"{text}\"").format(who=who, text=action.text)
     if k is ActionKind.SET_ALARM:
-        return Text(f"Set an alarm for {action.clock}", f"设一个{action.clock}的闹钟")
+        return Text("Set an alarm for {clock}").format(clock=action.clock)
     if k is ActionKind.SET_TIMER:
         minutes = (action.duration_ms or 0) / 60000
-        return Text(f"Start a timer for {minutes:g} minutes", f"开始{minutes:g}分钟的计时")
+        return Text("Start a timer for {minutes:g} minutes").format(minutes=minutes)
     if k is ActionKind.SET_SETTING:
         name = SETTING_NAMES[Setting(action.setting)]
         if action.setting is Setting.BRIGHTNESS:
-            return Text(f"Set the brightness to {action.value}%", f"把屏幕亮度调到{action.value}%")
+            return Text("Set the brightness to {value}%").format(value=action.value)
         on = action.value == "on"
         return Text(f"Turn {'on' if on else 'off'} {name.en}", f"{'打开' if on else '关闭'}{name.zh}")
     if k is ActionKind.OPEN_LINK:
-        return Text(f"Open {action.url} in the browser", f"在浏览器中打开 {action.url}")
+        return Text("Open {url} in the browser").format(url=action.url)
     if k is ActionKind.QUERY:
-        return Text(f"Tell me: {action.query}", f"告诉我：{action.query}")
+        return Text("Tell me: {query}").format(query=action.query)
     said = tool_spec(k.value).read_back(action)  # any other tool: its read-back, as a request
     return Text(said.en[:1].upper() + said.en[1:], said.zh)
 
@@ -380,7 +376,7 @@ def _set_setting(runner: Runner, action: Action) -> ToolResult:
 def _open_link(runner: Runner, action: Action) -> ToolResult:
     done: list[str] = []
     handler = _start(runner, action, f"-a android.intent.action.VIEW -d {shlex.quote(action.url or '')}", done)
-    return ToolResult(action, _fmt(SAY["link"], url=action.url, app=app_label(handler) if handler else Text("the browser", "浏览器")),
+    return ToolResult(action, _fmt(SAY["link"], url=action.url, app=app_label(handler) if handler else Text("the browser")),
                       f"opened {action.url} in {handler}", tuple(done), handler)
 
 
@@ -475,7 +471,7 @@ def _query(runner: Runner, action: Action) -> ToolResult:
             elements = _screen(runner, done, action)
             app = next((e.package for e in elements if e.package and not e.package.startswith(_STATUS_BAR)), "")
             home = "launcher" in app or not app
-            said = screen_summary(elements, Text("the home screen", "主屏幕") if home else app_label(app))
+            said = screen_summary(elements, Text("the home screen") if home else app_label(app))
             if app and not home:
                 return ToolResult(action, said, said.en, tuple(done), screen_app=app)
         elif q is Query.MESSAGES:

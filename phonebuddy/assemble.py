@@ -64,10 +64,7 @@ class AllowedApps:
     note: Text | None = None  # said to the user when an explicit choice replaced the caregiver's list
 
 
-OVERRIDE_NOTE = Text(
-    "--allowed-apps replaces the caregiver's allowed apps for this run: {apps} (the caregiver chose: {caregiver}).",
-    "--allowed-apps 在这次运行中替换了照护人允许的应用：{apps}（照护人选择的是：{caregiver}）。",
-)
+OVERRIDE_NOTE = Text("--allowed-apps replaces the caregiver's allowed apps for this run: {apps} (the caregiver chose: {caregiver}).")
 
 
 def decide_allowed_apps(*, settings: CaregiverSettings | None, installed: Iterable[str], simulated: bool,

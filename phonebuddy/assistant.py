@@ -47,18 +47,16 @@ log = logging.getLogger(__name__)
 MSG = Catalog(
     "assistant",
     {
-        "you_said": ("You: {text}", "您：{text}"),
-        "answer": ("Your answer: {text}", "您的回答：{text}"),
-        "started": ("Working on: {text}", "正在处理：{text}"),
-        "busy": ("I am still working. Press Escape to stop first.", "我还在执行。请先按 Esc 停止。"),
-        "empty_request": ("Please say or type a request first.", "请先说出或输入一个请求。"),
-        "heard_nothing": ("I did not hear anything. Please try again.", "没有听到声音，请再说一次。"),
-        "confirm_not_understood": ("I didn't catch a yes or a no. Say yes, no, or repeat.",
-                                   "我没听出您是同意还是不同意。请说“确认”、“取消”或“再说一遍”。"),
-        "did_you_say": ("I'm not sure I heard you right. Did you say: {text}? Hold Space and say yes or no.",
-                        "我不确定听对了。您说的是：{text}？请按住空格键，说“确认”或“取消”。"),
-        "say_it_again": ("All right, please say it again.", "好的，请再说一遍。"),
-        "stopped_by_user": ("Stopped. I did nothing more.", "已停止，我没有再做任何操作。"),
+        "you_said": "You: {text}",
+        "answer": "Your answer: {text}",
+        "started": "Working on: {text}",
+        "busy": "I am still working. Press Escape to stop first.",
+        "empty_request": "Please say or type a request first.",
+        "heard_nothing": "I did not hear anything. Please try again.",
+        "confirm_not_understood": "I didn't catch a yes or a no. Say yes, no, or repeat.",
+        "did_you_say": "I'm not sure I heard you right. Did you say: {text}? Hold Space and say yes or no.",
+        "say_it_again": "All right, please say it again.",
+        "stopped_by_user": "Stopped. I did nothing more.",
     },
 )
 
@@ -95,7 +93,7 @@ class Question:
     """The loop's free question or hand-over, waiting for the user's words."""
 
     reason: ev.PauseReason
-    text: Text = Text("", "")
+    text: Text = Text("")
 
 
 @dataclass(frozen=True)

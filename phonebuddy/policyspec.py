@@ -77,8 +77,7 @@ class PolicySpec:
         elif name == "remote":
             fields["url"] = rest
         elif rest:
-            raise PolicySpecError(Text(f"--policy {text!r}: {name} takes nothing after ':'.",
-                                       f"--policy {text!r}：{name} 后面不能带“:”。"))
+            raise PolicySpecError(Text("--policy {text!r}: {name} takes nothing after ':'.").format(text=text, name=name))
         spec = cls(backend=name, **fields)
         if spec.backend not in BUILDERS:
             raise PolicySpecError(UNKNOWN.format(name=text, known=", ".join(backend_names())))
@@ -105,18 +104,13 @@ class PolicyTarget:
     kinds: tuple[Path, ...] = ()  # extra task-kind folders for the fast path's planner
 
 
-UNKNOWN = Text("--policy {name}: not a policy; expected {known}.",
-               "--policy {name}：没有这种策略；可选：{known}。")
-NO_PROFILE = Text("--model {name}: no such model profile. Known: {known}.",
-                  "--model {name}：没有这个模型配置。已知的有：{known}。")
+UNKNOWN = Text("--policy {name}: not a policy; expected {known}.")
+NO_PROFILE = Text("--model {name}: no such model profile. Known: {known}.")
 FORMS = {"scripted": "scripted:FILE", "remote": "remote:URL"}  # how the command line writes them
 NEEDS = {
-    "oracle": Text("The scripted demonstration works only on the simulated phone, with one of its tasks.",
-                   "脚本演示只能在模拟手机上、针对它的任务运行。"),
-    "scripted": Text("--policy scripted:FILE needs the file of model replies.",
-                     "--policy scripted:FILE 需要模型回复文件。"),
-    "remote": Text("--policy remote:URL needs the server's address, e.g. remote:http://gpu-box:8000/v1",
-                   "--policy remote:URL 需要服务器地址，例如 remote:http://gpu-box:8000/v1"),
+    "oracle": Text("The scripted demonstration works only on the simulated phone, with one of its tasks."),
+    "scripted": Text("--policy scripted:FILE needs the file of model replies."),
+    "remote": Text("--policy remote:URL needs the server's address, e.g. remote:http://gpu-box:8000/v1"),
 }
 
 Builder = Callable[[PolicySpec, PolicyTarget], Policy]

@@ -21,10 +21,9 @@ from assistant_core.i18n import Catalog
 MSG = Catalog(
     "privacy_cli",
     {
-        "pin_prompt": ("Caregiver PIN: ", "照护人 PIN 码："),
-        "no_pin": ("No PIN was given.", "没有输入 PIN 码。"),
-        "cannot_write": ("Could not write {path}: check the folder exists and can be written.",
-                         "无法写入 {path}：请确认文件夹存在并且可以写入。"),
+        "pin_prompt": "Caregiver PIN: ",
+        "no_pin": "No PIN was given.",
+        "cannot_write": "Could not write {path}: check the folder exists and can be written.",
     },
 )
 

@@ -63,49 +63,25 @@ RECOGNISERS: dict[str, Recogniser] = {
 TEXT = Catalog(
     "recognisers",
     {
-        "label": ("Speech recogniser", "语音识别模型"),
-        "desc": (
-            "Which recogniser listens to you. Larger ones make fewer mistakes but need a faster computer; "
-            "the recommended one runs faster than you speak on this computer.",
-            "用哪个模型听您说话。大的模型错得少，但需要更快的电脑；推荐的那个在这台电脑上比说话还快。",
-        ),
-        "item": (
-            "{name}: {wer}% word errors on read English ({source}); {speed}{rec}",
-            "{name}：英文朗读测试词错误率 {wer}%（{source}）；{speed}{rec}",
-        ),
-        "speed": ("{rtf:.2f} seconds of work per second of speech here", "在这台电脑上每秒语音需要 {rtf:.2f} 秒处理"),
-        "not_measured": ("speed not measured on this computer", "还没有在这台电脑上测过速度"),
-        "recommended": (" (recommended)", "（推荐）"),
-        "why_base": ("Base is always available and is the default.", "基础模型始终可用，是默认选择。"),
-        "why_fast": (
-            "{name} runs faster than real time here ({rtf:.2f}) and fits in memory.",
-            "{name} 在这台电脑上比实时还快（{rtf:.2f}），内存也够。",
-        ),
-        "why_slow": (
-            "{name} would be too slow here: {rtf:.2f} seconds of work for each second you speak.",
-            "{name} 在这台电脑上太慢：您每说一秒，它要处理 {rtf:.2f} 秒。",
-        ),
-        "why_memory": (
-            "{name} needs about {need} MB of memory and only {free} MB are free.",
-            "{name} 需要大约 {need} MB 内存，而现在只有 {free} MB 空闲。",
-        ),
-        "why_unmeasured": (
-            "{name} has not been measured on this computer yet, so it is not recommended.",
-            "{name} 还没有在这台电脑上测过速度，所以不推荐。",
-        ),
-        "download": ("Download the recogniser", "下载识别模型"),
-        "download_desc": (
-            "Downloads the chosen recogniser now, with progress. What is already downloaded is kept.",
-            "现在下载所选的识别模型，并显示进度。已经下载的部分会保留。",
-        ),
-        "downloading": ("Downloading {name}: {percent}%", "正在下载 {name}：{percent}%"),
-        "downloaded": ("{name} is ready.", "{name} 已就绪。"),
-        "present": ("{name} is on this computer.", "{name} 已经在这台电脑上。"),
-        "absent": (
-            "{name} is not downloaded yet: press Download the recogniser, or it is fetched the first time it listens.",
-            "{name} 还没有下载：请按“下载识别模型”，或者在第一次听您说话时自动下载。",
-        ),
-        "switched": ("From now on {name} listens.", "从现在起由 {name} 听您说话。"),
+        "label": "Speech recogniser",
+        "desc": ("Which recogniser listens to you. Larger ones make fewer mistakes but need a faster computer; "
+            "the recommended one runs faster than you speak on this computer."),
+        "item": "{name}: {wer}% word errors on read English ({source}); {speed}{rec}",
+        "speed": "{rtf:.2f} seconds of work per second of speech here",
+        "not_measured": "speed not measured on this computer",
+        "recommended": " (recommended)",
+        "why_base": "Base is always available and is the default.",
+        "why_fast": "{name} runs faster than real time here ({rtf:.2f}) and fits in memory.",
+        "why_slow": "{name} would be too slow here: {rtf:.2f} seconds of work for each second you speak.",
+        "why_memory": "{name} needs about {need} MB of memory and only {free} MB are free.",
+        "why_unmeasured": "{name} has not been measured on this computer yet, so it is not recommended.",
+        "download": "Download the recogniser",
+        "download_desc": "Downloads the chosen recogniser now, with progress. What is already downloaded is kept.",
+        "downloading": "Downloading {name}: {percent}%",
+        "downloaded": "{name} is ready.",
+        "present": "{name} is on this computer.",
+        "absent": "{name} is not downloaded yet: press Download the recogniser, or it is fetched the first time it listens.",
+        "switched": "From now on {name} listens.",
     },
 )
 
@@ -141,7 +117,7 @@ class Offer:
     def describe(self, lang: str) -> str:
         r = self.recogniser
         speed = TEXT["speed"].format(rtf=self.speed.rtf) if self.speed else TEXT["not_measured"]
-        rec = TEXT["recommended"] if self.recommended else Text("", "")
+        rec = TEXT["recommended"] if self.recommended else Text("")
         return TEXT["item"].get(lang, name=r.name, wer=f"{r.librispeech_wer:.2f}", source=r.source, speed=speed, rec=rec)
 
 

@@ -24,16 +24,16 @@ log = logging.getLogger(__name__)
 MSG = Catalog(
     "training_env",
     {
-        "denied": ("Refused by the safety gate: {reason}", "安全检查拒绝了这个操作：{reason}"),
-        "handover": ("The user took over this part ({reason}) and is done.", "这一步由用户亲自完成了（{reason}）。"),
-        "declined": ("The user said no: {reason}", "用户拒绝了：{reason}"),
-        "done": ("Done. Foreground app: {app}.", "已执行。当前应用：{app}。"),
-        "said": ("Said to the user: {text}", "已告诉用户：{text}"),
-        "asked": ("The user did not answer.", "用户没有回答。"),
-        "finished": ("The episode is finished.", "本轮任务已结束。"),
-        "over": ("The episode is over; no more actions are taken.", "本轮任务已经结束，不再执行操作。"),
-        "invalid": ("That call could not be used: {error}", "这个调用无法执行：{error}"),
-        "failed": ("The phone could not do that: {error}", "手机无法执行：{error}"),
+        "denied": "Refused by the safety gate: {reason}",
+        "handover": "The user took over this part ({reason}) and is done.",
+        "declined": "The user said no: {reason}",
+        "done": "Done. Foreground app: {app}.",
+        "said": "Said to the user: {text}",
+        "asked": "The user did not answer.",
+        "finished": "The episode is finished.",
+        "over": "The episode is over; no more actions are taken.",
+        "invalid": "That call could not be used: {error}",
+        "failed": "The phone could not do that: {error}",
     },
 )
 
@@ -423,9 +423,9 @@ class PhoneGoal:
 
 
 PHONE_GOALS: dict[str, PhoneGoal] = {g.id: g for g in (
-    PhoneGoal("wifi_on", Text("Turn on Wi-Fi.", "打开 WLAN。"), ("com.android.settings",), ("svc wifi disable",)),
-    PhoneGoal("wifi_off", Text("Turn off Wi-Fi.", "关闭 WLAN。"), ("com.android.settings",), ("svc wifi enable",)),
-    PhoneGoal("bluetooth_on", Text("Turn on Bluetooth.", "打开蓝牙。"), ("com.android.settings",),
+    PhoneGoal("wifi_on", Text("Turn on Wi-Fi."), ("com.android.settings",), ("svc wifi disable",)),
+    PhoneGoal("wifi_off", Text("Turn off Wi-Fi."), ("com.android.settings",), ("svc wifi enable",)),
+    PhoneGoal("bluetooth_on", Text("Turn on Bluetooth."), ("com.android.settings",),
               ("svc bluetooth disable",)),
 )}
 

@@ -76,11 +76,10 @@ RUNTIME_NAME = "cpu-int8"
 COMPUTES = ("auto", "bf16", "bf16-all", "fp32", "int8")
 CACHE_FORMAT = 1
 MESSAGES = Catalog("policy_cpu_runtime", {
-    "checksum": ("Checking the model files…", "正在校验模型文件……"),
-    "converting": ("Preparing the model for this computer's processor (first run only): {pct}%",
-                   "正在为这台电脑的处理器准备模型（只在第一次）：{pct}%"),
-    "loading_cache": ("Loading the prepared model…", "正在加载准备好的模型……"),
-    "ready": ("The model is ready.", "模型已就绪。"),
+    "checksum": "Checking the model files…",
+    "converting": "Preparing the model for this computer's processor (first run only): {pct}%",
+    "loading_cache": "Loading the prepared model…",
+    "ready": "The model is ready.",
 })
 
 

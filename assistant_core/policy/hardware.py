@@ -29,40 +29,28 @@ from assistant_core.policy.profiles import get_profile, load_profiles
 log = logging.getLogger(__name__)
 
 MESSAGES = Catalog("policy_hardware", {
-    "gpu_4b": (
-        "Using {title} on your graphics card ({gpu}, {vram:.0f} GB) in 4-bit: about {mem:.1f} GB of graphics "
-        "memory, about {speed} a step.",
-        "在显卡（{gpu}，{vram:.0f} GB）上以 4 位精度运行 {title}：约占 {mem:.1f} GB 显存，每步约 {speed}。"),
-    "gpu_small": (
-        "Your graphics card ({gpu}) has {vram:.1f} GB of memory, too little for the 4B model, so {title} runs on "
-        "it instead: about {mem:.1f} GB, about {speed} a step.",
-        "您的显卡（{gpu}）只有 {vram:.1f} GB 显存，放不下 4B 模型，所以改用 {title}：约占 {mem:.1f} GB，每步约 {speed}。"),
-    "bf16_option": (
-        "Your card has room for full bf16 precision too (about {mem:.1f} GB), which decodes faster; choose it in "
-        "Settings.",
-        "您的显卡也放得下完整的 bf16 精度（约 {mem:.1f} GB），解码更快；可在设置中选择。"),
-    "seconds": ("{n:.0f} seconds", "{n:.0f} 秒"),
-    "minutes": ("{n:.0f} minutes", "{n:.0f} 分钟"),
+    "gpu_4b": ("Using {title} on your graphics card ({gpu}, {vram:.0f} GB) in 4-bit: about {mem:.1f} GB of graphics "
+        "memory, about {speed} a step."),
+    "gpu_small": ("Your graphics card ({gpu}) has {vram:.1f} GB of memory, too little for the 4B model, so {title} runs on "
+        "it instead: about {mem:.1f} GB, about {speed} a step."),
+    "bf16_option": ("Your card has room for full bf16 precision too (about {mem:.1f} GB), which decodes faster; choose it in "
+        "Settings."),
+    "seconds": "{n:.0f} seconds",
+    "minutes": "{n:.0f} minutes",
 })
 
 MEASURED_FILE = Path(__file__).resolve().with_name("cpu_measured.json")
 CPU_MESSAGES = Catalog("policy_hardware_cpu", {
-    "cpu_fast": (
-        "No CUDA graphics card was found, so {title} runs on the processor ({cores} cores) in {precision}: about "
+    "cpu_fast": ("No CUDA graphics card was found, so {title} runs on the processor ({cores} cores) in {precision}: about "
         "{mem:.1f} GB of memory. Expect about {speed} for each step on the phone; while it thinks you will hear "
         "a short sound every few seconds. The 4B model would take minutes a step here; for faster help, "
-        "connect to a PhoneBuddy server in Settings.",
-        "没有找到 CUDA 显卡，所以 {title} 在处理器（{cores} 核）上以 {precision} 运行：约占 {mem:.1f} GB 内存。"
-        "手机上的每一步大约要等 {speed}；思考时每隔几秒会有一声短提示音。4B 模型在这里每步要几分钟；"
-        "想更快，可以在设置里连接 PhoneBuddy 服务器。"),
-    "int8": ("8-bit", "8 位"),
-    "bf16": ("bf16", "bf16"),
-    "fp32": ("fp32", "fp32"),
-    "nf4": ("4-bit nf4", "4 位 nf4"),
-    "wait": ("Without a CUDA graphics card, {title} takes about {speed} for each step on this computer.",
-             "没有 CUDA 显卡时，{title} 在这台电脑上每一步大约要 {speed}。"),
-    "estimate": ("This wait is an estimate: the measured speeds that come with the app were not found.",
-                 "这个等待时间是估计的：没有找到随程序附带的实测速度。"),
+        "connect to a PhoneBuddy server in Settings."),
+    "int8": "8-bit",
+    "bf16": "bf16",
+    "fp32": "fp32",
+    "nf4": "4-bit nf4",
+    "wait": "Without a CUDA graphics card, {title} takes about {speed} for each step on this computer.",
+    "estimate": "This wait is an estimate: the measured speeds that come with the app were not found.",
 })
 
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from assistant_core.i18n import Text
 
-STILL_THINKING = Text("Still thinking.", "还在想。")
+STILL_THINKING = Text("Still thinking.")
 FIRST_AFTER_S = 3.0
 PERIOD_S = 5.0
 

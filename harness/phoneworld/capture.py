@@ -381,8 +381,7 @@ class Explorer:
         try:
             obs = self._relaunch()
             if obs.foreground != self.package:
-                raise DeviceError(Text(f"{self.package} could not be opened on the phone; unlock it and try again.",
-                                       f"手机上打不开 {self.package}；请解锁手机后再试。"), detail=obs.foreground)
+                raise DeviceError(Text("{package} could not be opened on the phone; unlock it and try again.").format(package=self.package), detail=obs.foreground)
             labels = self.device.installed_apps() if hasattr(self.device, "installed_apps") else {}
             self.result.label = mask_text(labels.get(self.package, self.package), self.names)
             queue = deque([self._record(obs, [])])

@@ -127,12 +127,12 @@ class _Run:
         """The script's next move given the current observation; a finish once the script is over."""
         self.ui.obs = observation
         if self.done:
-            return Move(Action.finish(), Text("The task is done.", "任务完成了。"))
+            return Move(Action.finish(), Text("The task is done."))
         try:
             move = next(self.script)
         except StopIteration:
             self.done = True
-            return Move(Action.finish(), Text("The task is done.", "任务完成了。"))
+            return Move(Action.finish(), Text("The task is done."))
         if move.action.kind is ActionKind.FINISH:
             self.done = True
         return move
@@ -262,7 +262,7 @@ class OraclePolicy:
             self._run.done = True
             move = Move(
                 Action.finish("stuck"),
-                Text("I cannot find what I expected on the screen, so I stop here.", "屏幕上没有我预期的内容，我先停在这里。"),
+                Text("I cannot find what I expected on the screen, so I stop here."),
             )
         thought = move.thought.get(self.language)
         return Proposal(action=move.action, thought=thought, raw_text=thought)

@@ -276,32 +276,25 @@ def describe(change: Change) -> Text:
         return Text("A permission changed: " + "; ".join(parts_en) + ".", "应用权限有变化：" + "；".join(parts_zh) + "。")
     if change.path.startswith("system.settings."):
         key = change.path.removeprefix("system.settings.")
-        return Text(f"The setting {key} was changed from {_text_of(change.before, 'en')} to {_text_of(change.after, 'en')}.",
-                    f"设置项 {key} 从{_text_of(change.before, 'zh')}改成了{_text_of(change.after, 'zh')}。")
+        return Text("The setting {key} was changed from {text_of} to {text_of2}.").format(key=key, text_of=Text(str(_text_of(change.before, 'en')), str(_text_of(change.before, 'zh'))), text_of2=Text(str(_text_of(change.after, 'en')), str(_text_of(change.after, 'zh'))))
     if top == "settings" and "[" not in rest or change.path == "system.language" or top == "system":
         name = SETTING_NAMES.get(field) or SETTING_NAMES.get(rest.split(".")[0]) or (field, field)
         if isinstance(change.after, bool) and isinstance(change.before, bool):
             if change.after:
-                return Text(f"{name[0]} was turned on.", f"{name[1]}被打开了。")
-            return Text(f"{name[0]} was turned off.", f"{name[1]}被关闭了。")
-        return Text(f"{name[0]} was changed from {_text_of(change.before, 'en')} to {_text_of(change.after, 'en')}.",
-                    f"{name[1]}从{_text_of(change.before, 'zh')}改成了{_text_of(change.after, 'zh')}。")
+                return Text("{name} was turned on.").format(name=Text(str(name[0]), str(name[1])))
+            return Text("{name} was turned off.").format(name=Text(str(name[0]), str(name[1])))
+        return Text("{name} was changed from {text_of} to {text_of2}.").format(name=Text(str(name[0]), str(name[1])), text_of=Text(str(_text_of(change.before, 'en')), str(_text_of(change.before, 'zh'))), text_of2=Text(str(_text_of(change.after, 'en')), str(_text_of(change.after, 'zh'))))
     noun = _noun(change.path)
     if change.kind == "added":
-        return Text(f"{app_en}: a new {noun[0]} was added ({_summary(change.item, 'en')}).",
-                    f"{app_zh}：新增了{noun[1]}（{_summary(change.item, 'zh')}）。")
+        return Text("{app_en}: a new {noun} was added ({summary}).").format(app_en=Text(str(app_en), str(app_zh)), noun=Text(str(noun[0]), str(noun[1])), summary=Text(str(_summary(change.item, 'en')), str(_summary(change.item, 'zh'))))
     if change.kind == "removed":
-        return Text(f"{app_en}: the {noun[0]} “{_summary(change.item, 'en')}” was deleted.",
-                    f"{app_zh}：{noun[1]}“{_summary(change.item, 'zh')}”被删除了。")
+        return Text("{app_en}: the {noun} “{summary}” was deleted.").format(app_en=Text(str(app_en), str(app_zh)), noun=Text(str(noun[0]), str(noun[1])), summary=Text(str(_summary(change.item, 'en')), str(_summary(change.item, 'zh'))))
     fname = FIELD_NAMES.get(field, (field.replace("_", " "), field.replace("_", " ")))
     before = (_text_of(change.before, "en"), _text_of(change.before, "zh"))
     after = (_text_of(change.after, "en"), _text_of(change.after, "zh"))
     if change.item is not None and "[" in change.path:
-        return Text(f"{app_en}: the {noun[0]} “{_summary(change.item, 'en')}” was changed "
-                    f"({fname[0]}: {before[0]} → {after[0]}).",
-                    f"{app_zh}：{noun[1]}“{_summary(change.item, 'zh')}”被改动了（{fname[1]}：{before[1]} → {after[1]}）。")
-    return Text(f"{app_en}: the {fname[0]} was changed from {before[0]} to {after[0]}.",
-                f"{app_zh}：{fname[1]}从{before[1]}改成了{after[1]}。")
+        return Text("{app_en}: the {noun} “{summary}” was changed ({fname}: {before} → {after}).").format(app_en=Text(str(app_en), str(app_zh)), noun=Text(str(noun[0]), str(noun[1])), summary=Text(str(_summary(change.item, 'en')), str(_summary(change.item, 'zh'))), fname=Text(str(fname[0]), str(fname[1])), before=Text(str(before[0]), str(before[1])), after=Text(str(after[0]), str(after[1])))
+    return Text("{app_en}: the {fname} was changed from {before} to {after}.").format(app_en=Text(str(app_en), str(app_zh)), fname=Text(str(fname[0]), str(fname[1])), before=Text(str(before[0]), str(before[1])), after=Text(str(after[0]), str(after[1])))
 
 
 def side_effects(before: dict[str, Any], after: dict[str, Any], allowed: Sequence[str],

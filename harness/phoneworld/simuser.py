@@ -42,7 +42,7 @@ class SimulatedUser:
         return "done"
 
 
-DONT_KNOW = Text("I don't know; please do what I asked.", "我不知道，就按我说的办吧。")
+DONT_KNOW = Text("I don't know; please do what I asked.")
 
 
 class ScriptedUser(SimulatedUser):

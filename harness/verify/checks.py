@@ -98,12 +98,12 @@ class SmsSent(_Judged):
             phones = [p for c in _contacts(r) if _norm(c.name) == _norm(params.about) for p in c.phones]
             if not phones:
                 raise Underivable(FOUND["no_contact"].format(who=params.about), f"no contact {params.about!r}")
-            return phones[0], Text(f"{params.about}'s number {phones[0]}", f"{params.about}的号码 {phones[0]}")
+            return phones[0], Text("{about}'s number {phones}").format(about=params.about, phones=phones[0])
         today = _today(r)
         times = [f"{e[2]:%H:%M}" for e in _events(r) if _norm(e[1]) == _norm(params.event) and e[2].date() == today]
         if not times:
             raise Underivable(FOUND["no_event"].format(title=params.event), f"no event {params.event!r} today")
-        return times[0], Text(f"the time {times[0]}", f"时间 {times[0]}")
+        return times[0], Text("the time {times}").format(times=times[0])
 
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         cols = ("_id", "address", "body", "date")
@@ -452,7 +452,7 @@ class WifiNetwork(_Judged):
     def _judge(self, params: Params, before: Readings, after: Readings) -> Finding:
         was, now = parse_wifi_ssid(before.text(self.WIFI)), parse_wifi_ssid(after.text(self.WIFI))
         evidence = f"connected network before {was!r}, after {now!r}; wanted {params.value!r}"
-        what = Text("the Wi-Fi network", "连接的 WLAN 网络")
+        what = Text("the Wi-Fi network", ctx="harness.verify.checks")
         return _setting_finding(was == params.value, now == params.value, what, now or "none", evidence)
 
 

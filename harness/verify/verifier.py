@@ -32,18 +32,17 @@ log = logging.getLogger(__name__)
 SAY = Catalog(
     "verify",
     {
-        "verified": ("I checked on the phone: {detail}.", "我在手机上核实过了：{detail}。"),
-        "not_verified": ("I could not confirm it on the phone: {detail}.", "我没能在手机上确认：{detail}。"),
-        "already": ("I checked on the phone: {detail}.", "我在手机上核实过了：{detail}。"),
-        "cannot_verify": ("I can't check whether it was done: {detail}.", "我没法核实是否完成：{detail}。"),
-        "no_kind": ("I can't check this kind of task, so I can't confirm it was done.",
-                    "这类任务我没法核实，所以不能确认是否完成。"),
-        "unavailable": ("I can't check this kind of task ({what}): {reason}.", "这类任务（{what}）我没法核实：{reason}。"),
-        "missing": ("I can't check it exactly: the request doesn't say {param}.", "我没法准确核实：请求里没有说{param}。"),
-        "no_probe": ("I can't read this phone's state", "我读不到这部手机的状态"),
-        "no_before": ("I could not read the phone before the run started ({reason})", "开始之前没能读取手机状态（{reason}）"),
-        "read_failed": ("I could not read the phone ({reason})", "读取手机失败（{reason}）"),
-        "also": (" I also noticed something you did not ask for: {what}.", "另外我发现了一处您没要求的变化：{what}。"),
+        "verified": "I checked on the phone: {detail}.",
+        "not_verified": "I could not confirm it on the phone: {detail}.",
+        "already": "I checked on the phone: {detail}.",
+        "cannot_verify": "I can't check whether it was done: {detail}.",
+        "no_kind": "I can't check this kind of task, so I can't confirm it was done.",
+        "unavailable": "I can't check this kind of task ({what}): {reason}.",
+        "missing": "I can't check it exactly: the request doesn't say {param}.",
+        "no_probe": "I can't read this phone's state",
+        "no_before": "I could not read the phone before the run started ({reason})",
+        "read_failed": "I could not read the phone ({reason})",
+        "also": " I also noticed something you did not ask for: {what}.",
     },
 )
 
@@ -51,11 +50,11 @@ SAY = Catalog(
 # made. Read before and after every checked run; one that changed and is not what the request is about
 # is said after the verdict (harness.phoneworld.sideeffects does the same, exhaustively, in the simulator).
 WATCH = {
-    "settings get global airplane_mode_on": Text("airplane mode was switched", "飞行模式被切换了"),
-    "settings get global wifi_on": Text("Wi-Fi was switched", "WLAN 被切换了"),
-    "settings get global bluetooth_on": Text("Bluetooth was switched", "蓝牙被切换了"),
-    "content query --uri content://sms/sent --projection _id": Text("a text message was sent", "发出了一条短信"),
-    "content query --uri content://call_log/calls --projection _id": Text("a call was made", "拨出了一个电话"),
+    "settings get global airplane_mode_on": Text("airplane mode was switched"),
+    "settings get global wifi_on": Text("Wi-Fi was switched"),
+    "settings get global bluetooth_on": Text("Bluetooth was switched"),
+    "content query --uri content://sms/sent --projection _id": Text("a text message was sent"),
+    "content query --uri content://call_log/calls --projection _id": Text("a call was made"),
 }
 
 
@@ -195,7 +194,7 @@ class OutcomeVerifier:
             return _result(VerificationStatus.CANNOT_VERIFY, SAY["no_kind"], "no task kind matches this request", "")
         kind = match.kind
         if kind.check == UNAVAILABLE:
-            reason = kind.reason or Text("there is no way to read it", "没有办法读取")
+            reason = kind.reason or Text("there is no way to read it")
             return _result(VerificationStatus.CANNOT_VERIFY,
                            Text(SAY["unavailable"].en.format(what=kind.describe.en, reason=reason.en),
                                 SAY["unavailable"].zh.format(what=kind.describe.zh, reason=reason.zh)),

@@ -24,9 +24,9 @@ class App:
     """Base class of the mock apps. Subclasses set the class attributes and implement reset/build."""
 
     package: ClassVar[str] = ""
-    label: ClassVar[Text] = Text("", "")
+    label: ClassVar[Text] = Text("")
     colour: ClassVar[str] = "607d8b"  # icon colour, hex RGB
-    letter: ClassVar[Text] = Text("?", "?")
+    letter: ClassVar[Text] = Text("?")
     catalog: ClassVar[Catalog | None] = None
     start: ClassVar[Route] = Route("main")
 

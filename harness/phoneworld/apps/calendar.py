@@ -38,31 +38,31 @@ from harness.phoneworld.ui import (
 CAT = Catalog(
     "phoneworld.calendar",
     {
-        "title": ("Calendar", "日历"),
-        "new": ("New event", "新建日程"),
-        "event_title": ("Title", "标题"),
-        "date": ("Date (YYYY-MM-DD)", "日期（年-月-日）"),
-        "time": ("Time (HH:MM)", "时间（时:分）"),
-        "location": ("Location", "地点"),
-        "save": ("Save", "保存"),
-        "delete": ("Delete event", "删除日程"),
-        "no_events": ("No events", "没有日程"),
-        "prev": ("Previous day", "前一天"),
-        "next": ("Next day", "后一天"),
-        "today": ("Today", "今天"),
-        "bad_date": ("Enter a date like 2026-03-05", "请输入日期，例如 2026-03-05"),
-        "bad_time": ("Enter a time like 15:00", "请输入时间，例如 15:00"),
-        "need_title": ("Enter a title", "请输入标题"),
+        "title": "Calendar",
+        "new": "New event",
+        "event_title": "Title",
+        "date": "Date (YYYY-MM-DD)",
+        "time": "Time (HH:MM)",
+        "location": "Location",
+        "save": "Save",
+        "delete": "Delete event",
+        "no_events": "No events",
+        "prev": "Previous day",
+        "next": "Next day",
+        "today": "Today",
+        "bad_date": "Enter a date like 2026-03-05",
+        "bad_time": "Enter a time like 15:00",
+        "need_title": "Enter a title",
     },
 )
 
 SEED_EVENTS = (
-    Text("Dentist", "看牙医"),
-    Text("Lunch with Anna", "和安娜吃午饭"),
-    Text("Yoga class", "瑜伽课"),
-    Text("Pick up medicine", "取药"),
-    Text("Family dinner", "家庭聚餐"),
-    Text("Library book due", "图书到期"),
+    Text("Dentist"),
+    Text("Lunch with Anna"),
+    Text("Yoga class"),
+    Text("Pick up medicine"),
+    Text("Family dinner"),
+    Text("Library book due"),
 )
 WEEKDAYS_ZH = "一二三四五六日"
 
@@ -125,9 +125,9 @@ class CalendarState:
 
 class CalendarApp(App):
     package = "com.android.calendar"
-    label = Text("Calendar", "日历")
+    label = Text("Calendar")
     colour = "4285f4"
-    letter = Text("31", "历")
+    letter = Text("31")
     catalog = CAT
     short = "calendar"
 

@@ -34,27 +34,27 @@ from harness.phoneworld.ui import (
 CAT = Catalog(
     "phoneworld.clock",
     {
-        "title": ("Clock", "时钟"),
-        "alarms": ("Alarm", "闹钟"),
-        "timer": ("Timer", "计时器"),
-        "add": ("Add alarm", "添加闹钟"),
-        "time": ("Time (HH:MM)", "时间（时:分）"),
-        "label": ("Label", "标签"),
-        "save": ("Save", "保存"),
-        "delete": ("Delete", "删除"),
-        "bad_time": ("Enter a time like 07:30", "请输入时间，例如 07:30"),
-        "minutes": ("Minutes", "分钟"),
-        "start": ("Start", "开始"),
-        "stop": ("Stop", "停止"),
-        "remaining": ("{m:02d}:{s:02d} left", "剩余 {m:02d}:{s:02d}"),
-        "not_set": ("Timer not running", "计时器未运行"),
-        "bad_minutes": ("Enter the minutes, like 10", "请输入分钟数，例如 10"),
-        "no_alarms": ("No alarms", "没有闹钟"),
-        "alarm_desc": ("Alarm {time} {label}", "闹钟 {time} {label}"),
+        "title": "Clock",
+        "alarms": "Alarm",
+        "timer": "Timer",
+        "add": "Add alarm",
+        "time": "Time (HH:MM)",
+        "label": "Label",
+        "save": "Save",
+        "delete": "Delete",
+        "bad_time": "Enter a time like 07:30",
+        "minutes": "Minutes",
+        "start": "Start",
+        "stop": "Stop",
+        "remaining": "{m:02d}:{s:02d} left",
+        "not_set": "Timer not running",
+        "bad_minutes": "Enter the minutes, like 10",
+        "no_alarms": "No alarms",
+        "alarm_desc": "Alarm {time} {label}",
     },
 )
 
-LABELS = (Text("Wake up", "起床"), Text("Medicine", "吃药"), Text("Walk", "散步"), Text("", ""))
+LABELS = (Text("Wake up"), Text("Medicine"), Text("Walk"), Text(""))
 
 
 @dataclass
@@ -78,9 +78,9 @@ class ClockState:
 
 class ClockApp(App):
     package = "com.android.deskclock"
-    label = Text("Clock", "时钟")
+    label = Text("Clock")
     colour = "3949ab"
-    letter = Text("C", "钟")
+    letter = Text("C")
     catalog = CAT
     short = "deskclock"
 

@@ -19,36 +19,36 @@ from harness.phoneworld.records import Route, SensitiveKind
 from harness.phoneworld.ui import FieldBind, Node, Style, button, column, item, label, row, text_field, vlist
 
 CATEGORIES = {
-    "food": Text("Food", "餐饮"),
-    "transport": Text("Transport", "交通"),
-    "health": Text("Health", "医疗"),
-    "home": Text("Home", "居家"),
-    "other": Text("Other", "其他"),
+    "food": Text("Food"),
+    "transport": Text("Transport"),
+    "health": Text("Health"),
+    "home": Text("Home"),
+    "other": Text("Other"),
 }
 
 CAT = Catalog(
     "phoneworld.expenses",
     {
-        "title": ("Expenses", "记账"),
-        "new": ("Add expense", "记一笔"),
-        "name": ("What for", "用途"),
-        "amount": ("Amount", "金额"),
-        "category": ("Category", "类别"),
-        "save": ("Save", "保存"),
-        "delete": ("Delete", "删除"),
-        "empty": ("No expenses yet", "还没有账目"),
-        "edit": ("Edit expense", "编辑账目"),
-        "total": ("Total: {amount}", "合计：{amount}"),
+        "title": "Expenses",
+        "new": "Add expense",
+        "name": "What for",
+        "amount": "Amount",
+        "category": "Category",
+        "save": "Save",
+        "delete": "Delete",
+        "empty": "No expenses yet",
+        "edit": "Edit expense",
+        "total": "Total: {amount}",
     },
 )
 
 SEED = (
-    (Text("Groceries", "买菜"), 86.5, "food"),
-    (Text("Taxi to the clinic", "打车去诊所"), 32.0, "transport"),
-    (Text("Eye drops", "眼药水"), 24.8, "health"),
-    (Text("Light bulbs", "灯泡"), 19.9, "home"),
-    (Text("Lunch with Anna", "和安娜吃午饭"), 58.0, "food"),
-    (Text("Bus card top-up", "公交卡充值"), 50.0, "transport"),
+    (Text("Groceries"), 86.5, "food"),
+    (Text("Taxi to the clinic"), 32.0, "transport"),
+    (Text("Eye drops"), 24.8, "health"),
+    (Text("Light bulbs"), 19.9, "home"),
+    (Text("Lunch with Anna"), 58.0, "food"),
+    (Text("Bus card top-up"), 50.0, "transport"),
 )
 
 
@@ -77,9 +77,9 @@ class ExpensesState:
 
 class ExpensesApp(App):
     package = "com.phoneworld.expenses"
-    label = Text("Expenses", "记账")
+    label = Text("Expenses")
     colour = "c5221f"
-    letter = Text("¥", "账")
+    letter = Text("¥")
     catalog = CAT
     short = "expenses"
 

@@ -23,18 +23,18 @@ FOLDERS = ("Download", "Documents", "Pictures")
 CAT = Catalog(
     "phoneworld.files",
     {
-        "title": ("Files", "文件"),
-        "open": ("Open", "打开"),
-        "delete": ("Delete", "删除"),
-        "delete_q": ("Delete {name}?", "要删除 {name} 吗？"),
-        "cancel": ("Cancel", "取消"),
-        "share": ("Share", "分享"),
-        "empty": ("This folder is empty", "此文件夹为空"),
-        "size": ("{kb} KB", "{kb} KB"),
-        "count": ("{n} files", "{n} 个文件"),
-        "Download": ("Download", "下载"),
-        "Documents": ("Documents", "文档"),
-        "Pictures": ("Pictures", "图片"),
+        "title": "Files",
+        "open": "Open",
+        "delete": "Delete",
+        "delete_q": "Delete {name}?",
+        "cancel": "Cancel",
+        "share": "Share",
+        "empty": "This folder is empty",
+        "size": "{kb} KB",
+        "count": "{n} files",
+        "Download": "Download",
+        "Documents": "Documents",
+        "Pictures": "Pictures",
     },
 )
 
@@ -42,21 +42,21 @@ DOCS = (
     (
         "Insurance_policy.pdf",
         "Documents",
-        Text("Policy number HX-20391. Renewal due on 30 June.", "保单号 HX-20391，6 月 30 日到期续保。"),
+        Text("Policy number HX-20391. Renewal due on 30 June."),
     ),
     (
         "Medical_report.pdf",
         "Documents",
-        Text("Blood pressure 128/82. Next check-up in three months.", "血压 128/82。三个月后复查。"),
+        Text("Blood pressure 128/82. Next check-up in three months."),
     ),
     (
         "Recipe_dumplings.txt",
         "Documents",
-        Text("Flour, pork, cabbage, ginger, soy sauce.", "面粉、猪肉、白菜、姜、酱油。"),
+        Text("Flour, pork, cabbage, ginger, soy sauce."),
     ),
-    ("Train_ticket.pdf", "Download", Text("G102, seat 05A, departs 09:40.", "G102 次，05A 座，09:40 发车。")),
-    ("Bank_statement.pdf", "Download", Text("Balance on 1 March: ¥12,480.00", "3 月 1 日余额：¥12,480.00")),
-    ("Manual_radio.pdf", "Download", Text("Hold the power key for two seconds.", "长按电源键两秒。")),
+    ("Train_ticket.pdf", "Download", Text("G102, seat 05A, departs 09:40.")),
+    ("Bank_statement.pdf", "Download", Text("Balance on 1 March: ¥12,480.00")),
+    ("Manual_radio.pdf", "Download", Text("Hold the power key for two seconds.")),
 )
 
 
@@ -78,9 +78,9 @@ class FilesState:
 
 class FilesApp(App):
     package = "com.android.documentsui"
-    label = Text("Files", "文件")
+    label = Text("Files")
     colour = "1565c0"
-    letter = Text("F", "文")
+    letter = Text("F")
     catalog = CAT
     short = "files"
 

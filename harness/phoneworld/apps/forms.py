@@ -13,10 +13,10 @@ from harness.phoneworld.ui import FieldBind, Node, text_field
 CAT = Catalog(
     "phoneworld.forms",
     {
-        "phone": ("Phone number (optional)", "手机号（选填）"),
-        "id_number": ("ID number (optional)", "身份证号（选填）"),
-        "birthday": ("Birthday (optional)", "生日（选填）"),
-        "required": ("Please fill in: {fields}", "请填写：{fields}"),
+        "phone": "Phone number (optional)",
+        "id_number": "ID number (optional)",
+        "birthday": "Birthday (optional)",
+        "required": "Please fill in: {fields}",
     },
 )
 

@@ -27,30 +27,30 @@ from harness.phoneworld.ui import Kind, Node, Style, button, column, grid, label
 CAT = Catalog(
     "phoneworld.gallery",
     {
-        "title": ("Gallery", "相册"),
-        "need": ("Gallery needs access to your photos.", "相册需要访问您的照片。"),
-        "allow": ("Allow access", "允许访问"),
-        "share": ("Share", "分享"),
-        "delete": ("Delete", "删除"),
-        "delete_q": ("Move this photo to the trash?", "要将这张照片移到回收站吗？"),
-        "cancel": ("Cancel", "取消"),
-        "empty": ("No photos", "没有照片"),
-        "photo": ("Photo {title}, {date}", "照片 {title}，{date}"),
-        "zoomed": ("Photo {title}, {date}, zoomed in", "照片 {title}，{date}，已放大"),
+        "title": "Gallery",
+        "need": "Gallery needs access to your photos.",
+        "allow": "Allow access",
+        "share": "Share",
+        "delete": "Delete",
+        "delete_q": "Move this photo to the trash?",
+        "cancel": "Cancel",
+        "empty": "No photos",
+        "photo": "Photo {title}, {date}",
+        "zoomed": "Photo {title}, {date}, zoomed in",
     },
 )
 
 TITLES = (
-    Text("Beach", "海滩"),
-    Text("Mountain", "山景"),
-    Text("Sunset", "日落"),
-    Text("Garden", "花园"),
-    Text("Lake", "湖泊"),
-    Text("City", "城市"),
-    Text("Birthday", "生日"),
-    Text("Park", "公园"),
-    Text("Snow", "雪景"),
-    Text("Forest", "森林"),
+    Text("Beach"),
+    Text("Mountain"),
+    Text("Sunset"),
+    Text("Garden"),
+    Text("Lake"),
+    Text("City"),
+    Text("Birthday"),
+    Text("Park"),
+    Text("Snow"),
+    Text("Forest"),
 )
 
 
@@ -76,9 +76,9 @@ class GalleryState:
 
 class GalleryApp(App):
     package = "com.android.gallery3d"
-    label = Text("Gallery", "相册")
+    label = Text("Gallery")
     colour = "f9ab00"
-    letter = Text("G", "相")
+    letter = Text("G")
     catalog = CAT
     short = "gallery"
 

@@ -36,55 +36,44 @@ from harness.phoneworld.ui import (
 CAT = Catalog(
     "phoneworld.mail",
     {
-        "title": ("Inbox", "收件箱"),
-        "sent": ("Sent", "已发送"),
-        "compose": ("Compose", "写邮件"),
-        "to": ("To", "收件人"),
-        "subject": ("Subject", "主题"),
-        "body": ("Compose email", "邮件正文"),
-        "send": ("Send", "发送"),
-        "reply": ("Reply", "回复"),
-        "forward": ("Forward", "转发"),
-        "delete": ("Delete", "删除"),
-        "from": ("From: {who}", "发件人：{who}"),
-        "need_to": ("Add a recipient", "请填写收件人"),
-        "re": ("Re: {subject}", "回复：{subject}"),
-        "fwd": ("Fwd: {subject}", "转发：{subject}"),
-        "empty": ("No mail", "没有邮件"),
-        "inbox": ("Inbox", "收件箱"),
-        "attachment": ("Attachment: {name}", "附件：{name}"),
+        "title": "Inbox",
+        "sent": "Sent",
+        "compose": "Compose",
+        "to": "To",
+        "subject": "Subject",
+        "body": "Compose email",
+        "send": "Send",
+        "reply": "Reply",
+        "forward": "Forward",
+        "delete": "Delete",
+        "from": "From: {who}",
+        "need_to": "Add a recipient",
+        "re": "Re: {subject}",
+        "fwd": "Fwd: {subject}",
+        "empty": "No mail",
+        "inbox": "Inbox",
+        "attachment": "Attachment: {name}",
     },
 )
 
-INVITE_SUBJECT = Text("Meeting invitation: project review", "会议邀请：项目评审")
-INVITE_BODY = Text(
-    "Hello,\nPlease join the project review on {date} at {time} in meeting room {room}.\nBest regards,\n{who}",
-    "您好：\n请于 {date} {time} 到 {room} 号会议室参加项目评审。\n此致\n{who}",
-)
+INVITE_SUBJECT = Text("Meeting invitation: project review")
+INVITE_BODY = Text("Hello,\nPlease join the project review on {date} at {time} in meeting room {room}.\nBest regards,\n{who}")
 OTHER = (
     (
-        Text("Your parcel is on its way", "您的包裹已发货"),
-        Text(
-            "Your order will arrive tomorrow between 9:00 and 12:00.", "您的订单预计明天 9:00 至 12:00 送达。"
-        ),
+        Text("Your parcel is on its way"),
+        Text("Your order will arrive tomorrow between 9:00 and 12:00."),
         "Parcel Express",
         "noreply@parcel.example",
     ),
     (
-        Text("Weekly newsletter", "每周通讯"),
-        Text(
-            "Ten tips for a healthy spring. Read more on our website.",
-            "春季健康十个小贴士，详情请访问我们的网站。",
-        ),
+        Text("Weekly newsletter"),
+        Text("Ten tips for a healthy spring. Read more on our website."),
         "Health Weekly",
         "news@health.example",
     ),
     (
-        Text("Electricity bill", "电费账单"),
-        Text(
-            "Your bill for February is ¥128.50, due on the 15th.",
-            "您二月份的电费为 ¥128.50，请于 15 日前缴纳。",
-        ),
+        Text("Electricity bill"),
+        Text("Your bill for February is ¥128.50, due on the 15th."),
         "City Power",
         "billing@power.example",
     ),
@@ -120,9 +109,9 @@ class MailState:
 
 class MailApp(App):
     package = "com.android.email"
-    label = Text("Mail", "邮件")
+    label = Text("Mail")
     colour = "d93025"
-    letter = Text("@", "邮")
+    letter = Text("@")
     catalog = CAT
     short = "email"
 

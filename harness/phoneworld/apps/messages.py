@@ -40,32 +40,29 @@ UNKNOWN_NUMBER = "+1 555 0199"
 CAT = Catalog(
     "phoneworld.messages",
     {
-        "title": ("Messages", "信息"),
-        "start": ("Start chat", "发起聊天"),
-        "to": ("To (name or number)", "收件人（姓名或号码）"),
-        "body": ("Text message", "短信内容"),
-        "send": ("Send", "发送"),
-        "delete": ("Delete", "删除"),
-        "delete_q": ("Delete this conversation?", "要删除此对话吗？"),
-        "cancel": ("Cancel", "取消"),
-        "need_to": ("Add a recipient and a message", "请填写收件人和短信内容"),
-        "no_threads": ("No conversations", "没有对话"),
-        "photo": ("[Photo]", "[图片]"),
-        "new": ("New message", "新信息"),
+        "title": "Messages",
+        "start": "Start chat",
+        "to": "To (name or number)",
+        "body": "Text message",
+        "send": "Send",
+        "delete": "Delete",
+        "delete_q": "Delete this conversation?",
+        "cancel": "Cancel",
+        "need_to": "Add a recipient and a message",
+        "no_threads": "No conversations",
+        "photo": "[Photo]",
+        "new": "New message",
     },
 )
 
 SEED_TEXTS = (
-    Text("See you at lunch tomorrow?", "明天一起吃午饭吗？"),
-    Text("Thanks for the photos!", "谢谢你的照片！"),
-    Text("Call me when you are free.", "有空给我回个电话。"),
-    Text("Happy birthday! 🎂", "生日快乐！"),
-    Text("The meeting moved to 3 pm.", "会议改到下午三点了。"),
+    Text("See you at lunch tomorrow?"),
+    Text("Thanks for the photos!"),
+    Text("Call me when you are free."),
+    Text("Happy birthday! 🎂"),
+    Text("The meeting moved to 3 pm."),
 )
-PHISHING = Text(
-    "Your bank card is frozen. Reply with your card number and PIN to unlock it.",
-    "您的银行卡已被冻结，请回复卡号和密码以解冻。",
-)
+PHISHING = Text("Your bank card is frozen. Reply with your card number and PIN to unlock it.")
 
 
 @dataclass
@@ -92,9 +89,9 @@ class MessagesState:
 
 class MessagesApp(App):
     package = "com.android.messaging"
-    label = Text("Messages", "信息")
+    label = Text("Messages")
     colour = "1a73e8"
-    letter = Text("M", "信")
+    letter = Text("M")
     catalog = CAT
     short = "messages"
 

@@ -22,25 +22,25 @@ from harness.phoneworld.ui import FieldBind, Node, Style, button, column, item, 
 CAT = Catalog(
     "phoneworld.notes",
     {
-        "title": ("Notes", "备忘录"),
-        "new": ("New note", "新建备忘录"),
-        "note_title": ("Title", "标题"),
-        "body": ("Note", "内容"),
-        "save": ("Save", "保存"),
-        "delete": ("Delete", "删除"),
-        "empty": ("No notes", "没有备忘录"),
-        "edit": ("Edit note", "编辑备忘录"),
+        "title": "Notes",
+        "new": "New note",
+        "note_title": "Title",
+        "body": "Note",
+        "save": "Save",
+        "delete": "Delete",
+        "empty": "No notes",
+        "edit": "Edit note",
     },
 )
 
 SEED_NOTES = (
-    (Text("Shopping list", "购物清单"), Text("Milk, eggs, bread, apples", "牛奶、鸡蛋、面包、苹果")),
+    (Text("Shopping list"), Text("Milk, eggs, bread, apples")),
     (
-        Text("Doctor questions", "问医生的问题"),
-        Text("Ask about the new pills and sleep.", "问一下新药和睡眠的问题。"),
+        Text("Doctor questions"),
+        Text("Ask about the new pills and sleep."),
     ),
-    (Text("Wi-Fi password", "WLAN 密码"), Text("Guest network: sunflower2024", "访客网络：sunflower2024")),
-    (Text("Birthdays", "生日"), Text("Mum: 12 May. Leo: 3 October.", "妈妈：5月12日。小马：10月3日。")),
+    (Text("Wi-Fi password"), Text("Guest network: sunflower2024")),
+    (Text("Birthdays"), Text("Mum: 12 May. Leo: 3 October.")),
 )
 
 
@@ -62,9 +62,9 @@ class NotesState:
 
 class NotesApp(App):
     package = "com.phoneworld.notes"
-    label = Text("Notes", "备忘录")
+    label = Text("Notes")
     colour = "fbbc04"
-    letter = Text("N", "记")
+    letter = Text("N")
     catalog = CAT
     short = "notes"
 

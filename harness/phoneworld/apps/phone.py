@@ -38,30 +38,30 @@ from harness.phoneworld.ui import (
 CAT = Catalog(
     "phoneworld.phone",
     {
-        "title": ("Contacts", "联系人"),
-        "keypad": ("Keypad", "拨号键盘"),
-        "add": ("Add contact", "新建联系人"),
-        "recents": ("Recents", "通话记录"),
-        "export": ("Export all contacts", "导出全部联系人"),
-        "exported": ("Contacts exported", "联系人已导出"),
-        "call": ("Call", "呼叫"),
-        "message": ("Message", "发短信"),
-        "share": ("Share contact", "分享联系人"),
-        "delete": ("Delete contact", "删除联系人"),
-        "delete_q": ("Delete this contact?", "要删除此联系人吗？"),
-        "cancel": ("Cancel", "取消"),
-        "name": ("Name", "姓名"),
-        "phone": ("Phone", "电话"),
-        "email": ("Email", "邮箱"),
-        "save": ("Save", "保存"),
-        "need_name": ("Enter a name and a phone number", "请输入姓名和电话号码"),
-        "number": ("Enter a number", "输入号码"),
-        "calling": ("Calling {who}…", "正在呼叫{who}…"),
-        "end": ("End call", "挂断"),
-        "outgoing": ("Outgoing", "呼出"),
-        "missed": ("Missed", "未接"),
-        "no_calls": ("No calls yet", "暂无通话记录"),
-        "more": ("More options", "更多选项"),
+        "title": "Contacts",
+        "keypad": "Keypad",
+        "add": "Add contact",
+        "recents": "Recents",
+        "export": "Export all contacts",
+        "exported": "Contacts exported",
+        "call": "Call",
+        "message": "Message",
+        "share": "Share contact",
+        "delete": "Delete contact",
+        "delete_q": "Delete this contact?",
+        "cancel": "Cancel",
+        "name": "Name",
+        "phone": "Phone",
+        "email": "Email",
+        "save": "Save",
+        "need_name": "Enter a name and a phone number",
+        "number": "Enter a number",
+        "calling": "Calling {who}…",
+        "end": "End call",
+        "outgoing": "Outgoing",
+        "missed": "Missed",
+        "no_calls": "No calls yet",
+        "more": "More options",
     },
 )
 
@@ -96,9 +96,9 @@ class PhoneState:
 
 class PhoneApp(App):
     package = "com.android.dialer"
-    label = Text("Phone", "电话")
+    label = Text("Phone")
     colour = "1e8e3e"
-    letter = Text("P", "话")
+    letter = Text("P")
     catalog = CAT
     short = "phone"
 

@@ -20,25 +20,25 @@ from harness.phoneworld.ui import Node, Style, button, column, item, label, row,
 CAT = Catalog(
     "phoneworld.recipes",
     {
-        "title": ("Recipes", "菜谱"),
-        "ingredients": ("Ingredients: {list}", "配料：{list}"),
-        "minutes": ("Ready in {n} minutes", "用时 {n} 分钟"),
-        "servings": ("Servings: {n}", "份数：{n}"),
-        "fewer": ("Fewer servings", "减少份数"),
-        "more": ("More servings", "增加份数"),
-        "favourite": ("Favourite", "收藏"),
-        "delete": ("Delete recipe", "删除菜谱"),
-        "empty": ("No recipes", "没有菜谱"),
+        "title": "Recipes",
+        "ingredients": "Ingredients: {list}",
+        "minutes": "Ready in {n} minutes",
+        "servings": "Servings: {n}",
+        "fewer": "Fewer servings",
+        "more": "More servings",
+        "favourite": "Favourite",
+        "delete": "Delete recipe",
+        "empty": "No recipes",
     },
 )
 
 SEED = (
-    (Text("Tomato egg stir-fry", "番茄炒蛋"), Text("tomatoes, eggs, spring onion, salt", "番茄、鸡蛋、葱、盐"), 15),
-    (Text("Congee with greens", "青菜粥"), Text("rice, bok choy, ginger, salt", "大米、小白菜、姜、盐"), 40),
-    (Text("Steamed fish", "清蒸鱼"), Text("sea bass, ginger, soy sauce, spring onion", "鲈鱼、姜、酱油、葱"), 25),
-    (Text("Pork dumplings", "猪肉饺子"), Text("flour, pork, cabbage, ginger", "面粉、猪肉、白菜、姜"), 60),
-    (Text("Mapo tofu", "麻婆豆腐"), Text("tofu, minced pork, chilli bean paste, pepper", "豆腐、肉末、豆瓣酱、花椒"), 20),
-    (Text("Cucumber salad", "拍黄瓜"), Text("cucumber, garlic, vinegar, sesame oil", "黄瓜、大蒜、醋、香油"), 10),
+    (Text("Tomato egg stir-fry"), Text("tomatoes, eggs, spring onion, salt"), 15),
+    (Text("Congee with greens"), Text("rice, bok choy, ginger, salt"), 40),
+    (Text("Steamed fish"), Text("sea bass, ginger, soy sauce, spring onion"), 25),
+    (Text("Pork dumplings"), Text("flour, pork, cabbage, ginger"), 60),
+    (Text("Mapo tofu"), Text("tofu, minced pork, chilli bean paste, pepper"), 20),
+    (Text("Cucumber salad"), Text("cucumber, garlic, vinegar, sesame oil"), 10),
 )
 
 
@@ -59,9 +59,9 @@ class RecipesState:
 
 class RecipesApp(App):
     package = "com.phoneworld.recipes"
-    label = Text("Recipes", "菜谱")
+    label = Text("Recipes")
     colour = "e37400"
-    letter = Text("R", "菜")
+    letter = Text("R")
     catalog = CAT
     short = "recipes"
 

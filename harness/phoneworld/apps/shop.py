@@ -38,41 +38,41 @@ from harness.phoneworld.ui import (
 CAT = Catalog(
     "phoneworld.shop",
     {
-        "title": ("Shop", "商城"),
-        "search": ("Search products", "搜索商品"),
-        "cart": ("Cart ({n})", "购物车（{n}）"),
-        "add": ("Add to cart", "加入购物车"),
-        "added": ("Added to cart", "已加入购物车"),
-        "buy": ("Buy now", "立即购买"),
-        "checkout": ("Checkout", "去结算"),
-        "total": ("Total ¥{amount:.2f}", "合计 ¥{amount:.2f}"),
-        "empty": ("Your cart is empty", "购物车是空的"),
-        "name": ("Recipient name", "收货人姓名"),
-        "address": ("Delivery address", "收货地址"),
-        "pay": ("Pay ¥{amount:.2f}", "支付 ¥{amount:.2f}"),
-        "done": ("Order placed", "下单成功"),
-        "order": ("Order {id}", "订单 {id}"),
-        "remove": ("Remove", "删除"),
-        "more": ("Add one", "加一"),
-        "less": ("Remove one", "减一"),
-        "price": ("¥{amount:.2f}", "¥{amount:.2f}"),
-        "back_shop": ("Continue shopping", "继续购物"),
+        "title": "Shop",
+        "search": "Search products",
+        "cart": "Cart ({n})",
+        "add": "Add to cart",
+        "added": "Added to cart",
+        "buy": "Buy now",
+        "checkout": "Checkout",
+        "total": "Total ¥{amount:.2f}",
+        "empty": "Your cart is empty",
+        "name": "Recipient name",
+        "address": "Delivery address",
+        "pay": "Pay ¥{amount:.2f}",
+        "done": "Order placed",
+        "order": "Order {id}",
+        "remove": "Remove",
+        "more": "Add one",
+        "less": "Remove one",
+        "price": "¥{amount:.2f}",
+        "back_shop": "Continue shopping",
     },
 )
 
 CATALOGUE = (
-    (Text("Reading glasses", "老花镜"), 59.0, "health"),
-    (Text("Blood pressure monitor", "血压计"), 199.0, "health"),
-    (Text("Walking stick", "手杖"), 89.0, "health"),
-    (Text("Thermos cup", "保温杯"), 79.0, "home"),
-    (Text("Rice cooker", "电饭煲"), 299.0, "home"),
-    (Text("Wool scarf", "羊毛围巾"), 129.0, "clothes"),
-    (Text("Slippers", "拖鞋"), 39.0, "clothes"),
-    (Text("Green tea 250 g", "绿茶 250 克"), 68.0, "food"),
-    (Text("Honey 500 g", "蜂蜜 500 克"), 45.0, "food"),
-    (Text("Large-button phone case", "大按键手机壳"), 35.0, "tech"),
-    (Text("Power bank", "充电宝"), 99.0, "tech"),
-    (Text("Desk lamp", "台灯"), 149.0, "home"),
+    (Text("Reading glasses"), 59.0, "health"),
+    (Text("Blood pressure monitor"), 199.0, "health"),
+    (Text("Walking stick"), 89.0, "health"),
+    (Text("Thermos cup"), 79.0, "home"),
+    (Text("Rice cooker"), 299.0, "home"),
+    (Text("Wool scarf"), 129.0, "clothes"),
+    (Text("Slippers"), 39.0, "clothes"),
+    (Text("Green tea 250 g"), 68.0, "food"),
+    (Text("Honey 500 g"), 45.0, "food"),
+    (Text("Large-button phone case"), 35.0, "tech"),
+    (Text("Power bank"), 99.0, "tech"),
+    (Text("Desk lamp"), 149.0, "home"),
 )
 
 
@@ -114,9 +114,9 @@ class ShopState:
 
 class ShopApp(App):
     package = "com.phoneworld.shop"
-    label = Text("Shop", "商城")
+    label = Text("Shop")
     colour = "ff6d00"
-    letter = Text("$", "购")
+    letter = Text("$")
     catalog = CAT
     short = "shop"
 

@@ -31,25 +31,25 @@ from harness.phoneworld.ui import (
 CAT = Catalog(
     "phoneworld.todo",
     {
-        "title": ("To-do", "待办"),
-        "new": ("Add task", "添加待办"),
-        "item_title": ("Task", "待办事项"),
-        "due": ("Due date (YYYY-MM-DD)", "截止日期（年-月-日）"),
-        "save": ("Save", "保存"),
-        "delete": ("Delete", "删除"),
-        "empty": ("Nothing to do", "没有待办事项"),
-        "edit": ("Edit task", "编辑待办"),
-        "due_on": ("due {date}", "{date}截止"),
+        "title": "To-do",
+        "new": "Add task",
+        "item_title": "Task",
+        "due": "Due date (YYYY-MM-DD)",
+        "save": "Save",
+        "delete": "Delete",
+        "empty": "Nothing to do",
+        "edit": "Edit task",
+        "due_on": "due {date}",
     },
 )
 
 SEED_ITEMS = (
-    Text("Pay the water bill", "交水费"),
-    Text("Call the pharmacy", "给药房打电话"),
-    Text("Water the plants", "给花浇水"),
-    Text("Return the library book", "还图书馆的书"),
-    Text("Buy a birthday card", "买生日贺卡"),
-    Text("Book a haircut", "预约理发"),
+    Text("Pay the water bill"),
+    Text("Call the pharmacy"),
+    Text("Water the plants"),
+    Text("Return the library book"),
+    Text("Buy a birthday card"),
+    Text("Book a haircut"),
 )
 
 
@@ -72,9 +72,9 @@ class TodoState:
 
 class TodoApp(App):
     package = "com.phoneworld.todo"
-    label = Text("To-do", "待办")
+    label = Text("To-do")
     colour = "0b8043"
-    letter = Text("✓", "办")
+    letter = Text("✓")
     catalog = CAT
     short = "todo"
 

@@ -39,21 +39,21 @@ from harness.phoneworld.ui import (
 CAT = Catalog(
     "phoneworld.wallet",
     {
-        "title": ("Wallet", "钱包"),
-        "balance": ("Balance ¥{amount:.2f}", "余额 ¥{amount:.2f}"),
-        "confirm": ("Confirm payment", "确认付款"),
-        "pay_to": ("Pay {merchant}", "向{merchant}付款"),
-        "amount": ("¥{amount:.2f}", "¥{amount:.2f}"),
-        "pay": ("Pay ¥{amount:.2f}", "付款 ¥{amount:.2f}"),
-        "cancel": ("Cancel", "取消"),
-        "pin": ("Enter payment PIN", "请输入支付密码"),
-        "pin_hint": ("6-digit PIN", "6 位数字密码"),
-        "ok": ("OK", "确定"),
-        "wrong": ("Wrong PIN, try again", "密码错误，请重试"),
-        "no_money": ("Not enough balance", "余额不足"),
-        "paid": ("Paid ¥{amount:.2f}", "已付款 ¥{amount:.2f}"),
-        "none": ("No transactions", "没有交易记录"),
-        "delete": ("Delete digit", "删除"),
+        "title": "Wallet",
+        "balance": "Balance ¥{amount:.2f}",
+        "confirm": "Confirm payment",
+        "pay_to": "Pay {merchant}",
+        "amount": "¥{amount:.2f}",
+        "pay": "Pay ¥{amount:.2f}",
+        "cancel": "Cancel",
+        "pin": "Enter payment PIN",
+        "pin_hint": "6-digit PIN",
+        "ok": "OK",
+        "wrong": "Wrong PIN, try again",
+        "no_money": "Not enough balance",
+        "paid": "Paid ¥{amount:.2f}",
+        "none": "No transactions",
+        "delete": "Delete digit",
     },
 )
 
@@ -87,9 +87,9 @@ class WalletState:
 
 class WalletApp(App):
     package = "com.phoneworld.wallet"
-    label = Text("Wallet", "钱包")
+    label = Text("Wallet")
     colour = "00897b"
-    letter = Text("¥", "钱")
+    letter = Text("¥", ctx="harness.phoneworld.apps.wallet")
     catalog = CAT
     short = "wallet"
 

@@ -71,7 +71,7 @@ def put_mail(world: Any, *, sender: str, address: str, subject: str, body: str, 
 def open_thread(ui: UI, who: str) -> Iterator[Move]:
     yield from open_app(ui, MESSAGES)
     yield from ui.scroll_tap(
-        Match(rid="android:id/title", text=who), T(f"Open the conversation with {who}.", f"打开与{who}的对话。"),
+        Match(rid="android:id/title", text=who), T("Open the conversation with {who}.").format(who=who),
         within=rid(MESSAGES, "conversation_list"),
     )
 
@@ -95,7 +95,7 @@ class MailMeetingToCalendar(CrossAppTask):
 
     id = "MailMeetingToCalendar"
     apps = (MAIL, CALENDAR)
-    TITLE: ClassVar[Text] = Text("Project review", "项目评审")
+    TITLE: ClassVar[Text] = Text("Project review")
 
     def params(self, rng: random.Random) -> MeetingParams:
         ev = event_params(rng)
@@ -105,10 +105,7 @@ class MailMeetingToCalendar(CrossAppTask):
         return replace(params, meeting=replace(params.meeting, time=other_time(rng, params.meeting.time)))
 
     def instruction(self, params: MeetingParams) -> Text:
-        return Text(
-            "Check the meeting invitation in my mail and put the meeting in my calendar as 'Project review'.",
-            "看一下邮件里的会议邀请，把这个会议以“项目评审”为标题加到日历里。",
-        )
+        return Text("Check the meeting invitation in my mail and put the meeting in my calendar as 'Project review'.")
 
     def setup(self, world: Any, params: MeetingParams) -> None:
         from harness.phoneworld.apps.mail import INVITE_BODY, INVITE_SUBJECT
@@ -161,7 +158,7 @@ class ContactsNumberToMessage(TwoPeopleTask):
 
     def instruction(self, params: ForwardNumberParams) -> Text:
         a, b = params.about.name, params.to.name
-        return Text(f"Text {b.en} the phone number of {a.en}.", f"把{a.zh}的电话号码用短信发给{b.zh}。")
+        return Text("Text {b} the phone number of {a}.").format(b=b, a=a)
 
     def setup(self, world: Any, params: ForwardNumberParams) -> None:
         put_contact(world, params.about)
@@ -184,14 +181,11 @@ class ContactsEmailToMail(TwoPeopleTask):
     id = "ContactsEmailToMail"
     apps = (PHONE, MAIL)
 
-    SUBJECT: ClassVar[Text] = Text("Photos from the trip", "旅行的照片")
+    SUBJECT: ClassVar[Text] = Text("Photos from the trip")
 
     def instruction(self, params: ForwardNumberParams) -> Text:
         n = params.about.name
-        return Text(
-            f"Look up {n.en}'s email address in Contacts and send them a mail with the subject '{self.SUBJECT.en}'.",
-            f"在联系人里查到{n.zh}的邮箱，给对方发一封主题为“{self.SUBJECT.zh}”的邮件。",
-        )
+        return Text("Look up {n}'s email address in Contacts and send them a mail with the subject '{subject}'.").format(n=n, subject=self.SUBJECT)
 
     def setup(self, world: Any, params: ForwardNumberParams) -> None:
         put_contact(world, params.about)
@@ -221,7 +215,7 @@ class NewNumberParams:
 class MailNumberToContacts(CrossAppTask):
     id = "MailNumberToContacts"
     apps = (MAIL, PHONE)
-    SUBJECT: ClassVar[Text] = Text("My new phone number", "我换新号码了")
+    SUBJECT: ClassVar[Text] = Text("My new phone number")
 
     def params(self, rng: random.Random) -> NewNumberParams:
         p = content.person(rng)
@@ -232,18 +226,12 @@ class MailNumberToContacts(CrossAppTask):
 
     def instruction(self, params: NewNumberParams) -> Text:
         n = params.person.name
-        return Text(
-            f"{n.en} mailed me a new phone number. Save {n.en} as a new contact with that number.",
-            f"{n.zh}发邮件告诉了我新号码，把{n.zh}存成新联系人，用这个新号码。",
-        )
+        return Text("{n} mailed me a new phone number. Save {n} as a new contact with that number.").format(n=n)
 
     def setup(self, world: Any, params: NewNumberParams) -> None:
         p = params.person
         world.phone.contacts = [c for c in world.phone.contacts if c.name.en != p.name.en]
-        body = Text(
-            f"Hi! My old number {params.decoy_number} no longer works. My new number is {p.phone}.\n{p.name.en}",
-            f"你好！我原来的号码 {params.decoy_number} 不用了，新号码是 {p.phone}。\n{p.name.zh}",
-        )
+        body = Text("Hi! My old number {decoy_number} no longer works. My new number is {phone}.\n{name}").format(decoy_number=params.decoy_number, phone=p.phone, name=p.name)
         put_mail(world, sender=world.text(p.name), address=p.email, subject=world.text(self.SUBJECT), body=world.text(body))
 
     def is_successful(self, world: Any, params: NewNumberParams) -> bool:
@@ -268,10 +256,10 @@ class CopyParams:
 
 
 ADDRESSES = (
-    Text("Room 1204, 88 Garden Road", "花园路88号1204室"),
-    Text("Gate 3, North Station, platform 7", "北站3号门7站台"),
-    Text("Wi-Fi password: sunflower-2026", "WLAN 密码：sunflower-2026"),
-    Text("Locker 56, code 4471", "56号储物柜，密码4471"),
+    Text("Room 1204, 88 Garden Road"),
+    Text("Gate 3, North Station, platform 7"),
+    Text("Wi-Fi password: sunflower-2026"),
+    Text("Locker 56, code 4471"),
 )
 
 
@@ -298,10 +286,7 @@ class MessagesTextToNote(_CopyToNoteTask):
 
     def instruction(self, params: CopyParams) -> Text:
         n = params.sender.name
-        return Text(
-            f"Copy the text {n.en} sent me and paste it into a new note titled '{params.title.en}'.",
-            f"把{n.zh}发给我的短信复制下来，粘贴到一条标题为“{params.title.zh}”的新备忘录里。",
-        )
+        return Text("Copy the text {n} sent me and paste it into a new note titled '{title}'.").format(n=n, title=params.title)
 
     def setup(self, world: Any, params: CopyParams) -> None:
         put_contact(world, params.sender)
@@ -310,7 +295,7 @@ class MessagesTextToNote(_CopyToNoteTask):
 
     def solve(self, ui: UI, params: CopyParams) -> Iterator[Move]:
         yield from open_thread(ui, ui.say(params.sender.name))
-        yield from copy_text(ui, Match(rid=f"{MESSAGES}:id/message_text"), Text("the message", "这条短信"))
+        yield from copy_text(ui, Match(rid=f"{MESSAGES}:id/message_text"), Text("the message"))
         yield from ui.home()
         yield from new_note(ui, ui.say(params.title), "", paste=True)
 
@@ -320,13 +305,10 @@ class MailTextToNote(_CopyToNoteTask):
 
     id = "MailTextToNote"
     apps = (MAIL, NOTES)
-    SUBJECT: ClassVar[Text] = Text("Where to meet", "见面地点")
+    SUBJECT: ClassVar[Text] = Text("Where to meet")
 
     def instruction(self, params: CopyParams) -> Text:
-        return Text(
-            f"Copy the text of the mail '{self.SUBJECT.en}' into a new note titled '{params.title.en}'.",
-            f"把邮件“{self.SUBJECT.zh}”的正文复制到一条标题为“{params.title.zh}”的新备忘录里。",
-        )
+        return Text("Copy the text of the mail '{subject}' into a new note titled '{title}'.").format(subject=self.SUBJECT, title=params.title)
 
     def setup(self, world: Any, params: CopyParams) -> None:
         put_mail(world, sender=world.text(params.sender.name), address=params.sender.email,
@@ -335,7 +317,7 @@ class MailTextToNote(_CopyToNoteTask):
 
     def solve(self, ui: UI, params: CopyParams) -> Iterator[Move]:
         yield from open_mail(ui, ui.say(self.SUBJECT))
-        yield from copy_text(ui, rid(MAIL, "body"), Text("the mail text", "邮件正文"))
+        yield from copy_text(ui, rid(MAIL, "body"), Text("the mail text"))
         yield from ui.home()
         yield from new_note(ui, ui.say(params.title), "", paste=True)
 
@@ -359,14 +341,11 @@ class MessagesTimeToAlarm(CrossAppTask):
 
     def instruction(self, params: WakeParams) -> Text:
         n = params.sender.name
-        return Text(
-            f"{n.en} texted me when the bus leaves tomorrow. Set an alarm for that time.",
-            f"{n.zh}发短信告诉了我明天班车出发的时间，按那个时间定个闹钟。",
-        )
+        return Text("{n} texted me when the bus leaves tomorrow. Set an alarm for that time.").format(n=n)
 
     def setup(self, world: Any, params: WakeParams) -> None:
         put_contact(world, params.sender)
-        text = Text(f"The bus leaves at {params.time} tomorrow, don't be late!", f"明天班车 {params.time} 出发，别迟到！")
+        text = Text("The bus leaves at {time} tomorrow, don't be late!").format(time=params.time)
         put_thread(world, params.sender.phone, world.text(text))
         world.deskclock.alarms = [a for a in world.deskclock.alarms if a.time != params.time]
 
@@ -389,7 +368,7 @@ class DinnerParams:
 class MessagesInviteToCalendar(CrossAppTask):
     id = "MessagesInviteToCalendar"
     apps = (MESSAGES, CALENDAR)
-    TITLE: ClassVar[Text] = Text("Dinner", "晚饭")
+    TITLE: ClassVar[Text] = Text("Dinner")
 
     def params(self, rng: random.Random) -> DinnerParams:
         ev = event_params(rng)
@@ -401,15 +380,12 @@ class MessagesInviteToCalendar(CrossAppTask):
 
     def instruction(self, params: DinnerParams) -> Text:
         n = params.sender.name
-        return Text(
-            f"{n.en} invited me to dinner by text. Add it to my calendar as 'Dinner'.",
-            f"{n.zh}发短信约我吃晚饭，把它以“晚饭”为标题记到日历里。",
-        )
+        return Text("{n} invited me to dinner by text. Add it to my calendar as 'Dinner'.").format(n=n)
 
     def setup(self, world: Any, params: DinnerParams) -> None:
         put_contact(world, params.sender)
         e = params.event
-        text = Text(f"Dinner at my place on {e.date} at {e.time}?", f"{e.date} {e.time} 来我家吃晚饭吧？")
+        text = Text("Dinner at my place on {date} at {time}?").format(date=e.date, time=e.time)
         put_thread(world, params.sender.phone, world.text(text))
         world.calendar.events = [x for x in world.calendar.events if x.date != e.date]
 
@@ -451,9 +427,7 @@ class CalendarEventToMessage(CrossAppTask):
 
     def instruction(self, params: TellTimeParams) -> Text:
         n, t = params.to.name, params.title
-        return Text(
-            f"Tell {n.en} by text what time my '{t.en}' is today.", f"发短信告诉{n.zh}我今天的“{t.zh}”是几点。"
-        )
+        return Text("Tell {n} by text what time my '{t}' is today.").format(n=n, t=t)
 
     def setup(self, world: Any, params: TellTimeParams) -> None:
         from harness.phoneworld.apps.calendar import Event
@@ -471,11 +445,11 @@ class CalendarEventToMessage(CrossAppTask):
     def solve(self, ui: UI, params: TellTimeParams) -> Iterator[Move]:
         yield from open_app(ui, CALENDAR)
         title = ui.say(params.title)
-        yield from ui.tap(Match(text=title), T("Open the event.", "打开这个日程。"))
+        yield from ui.tap(Match(text=title), T("Open the event."))
         when = ui.need(rid(CALENDAR, "when")).text
         time = when.split()[-1]
         yield from ui.home()
-        body = Text(f"My {params.title.en} is at {time} today.", f"我今天的{params.title.zh}在 {time}。")
+        body = Text("My {title} is at {time} today.").format(title=params.title, time=time)
         yield from send_sms(ui, ui.say(params.to.name), ui.say(body), who=params.to.name)
 
 
@@ -501,10 +475,7 @@ class NotesToMail(CrossAppTask):
 
     def instruction(self, params: NoteToMailParams) -> Text:
         n = params.to
-        return Text(
-            f"Email the text of my note '{params.title.en}' to {n.email}.",
-            f"把备忘录“{params.title.zh}”的内容用邮件发到 {n.email}。",
-        )
+        return Text("Email the text of my note '{title}' to {email}.").format(title=params.title, email=n.email)
 
     def setup(self, world: Any, params: NoteToMailParams) -> None:
         from harness.phoneworld.apps.notes import Note
@@ -518,7 +489,7 @@ class NotesToMail(CrossAppTask):
 
     def solve(self, ui: UI, params: NoteToMailParams) -> Iterator[Move]:
         yield from open_app(ui, NOTES)
-        yield from ui.tap(Match(text=ui.say(params.title)), T("Open the note.", "打开这条备忘录。"))
+        yield from ui.tap(Match(text=ui.say(params.title)), T("Open the note."))
         text = ui.need(rid(NOTES, "note_body")).text
         yield from ui.back()  # leave the editor unchanged
         yield from ui.home()

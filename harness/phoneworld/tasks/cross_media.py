@@ -93,10 +93,10 @@ def photo_ref(world: Any, title: Text) -> str:
 def share_photo(ui: UI, title: Text, target: str) -> Iterator[Move]:
     """Open a photo, Share, and pick the `target` app in the share sheet."""
     yield from open_photo(ui, ui.say(title))
-    yield from ui.tap(rid(GALLERY, "share"), T("Tap Share.", "点击“分享”。"))
+    yield from ui.tap(rid(GALLERY, "share"), T("Tap Share."))
     name = NAMES[target]
     yield from ui.tap(
-        Match(rid="android:id/title", text=ui.say(name)), T(f"Share it through {name.en}.", f"通过{name.zh}分享。")
+        Match(rid="android:id/title", text=ui.say(name)), T("Share it through {name}.").format(name=name)
     )
 
 
@@ -106,10 +106,7 @@ class GalleryPhotoToMessage(_SharePhotoTask):
 
     def instruction(self, params: SharePhotoParams) -> Text:
         n = params.to.name
-        return Text(
-            f"Send the '{params.title.en}' photo from my gallery to {n.en} by text message.",
-            f"把相册里的“{params.title.zh}”照片用短信发给{n.zh}。",
-        )
+        return Text("Send the '{title}' photo from my gallery to {n} by text message.").format(title=params.title, n=n)
 
     def setup(self, world: Any, params: SharePhotoParams) -> None:
         put_contact(world, params.to)
@@ -124,9 +121,9 @@ class GalleryPhotoToMessage(_SharePhotoTask):
         yield from share_photo(ui, params.title, MESSAGES)
         yield from ui.type_into(
             rid(MESSAGES, "recipient_text_view"), ui.say(params.to.name),
-            T(f"Address it to {params.to.name.en}.", f"收件人填{params.to.name.zh}。"),
+            T("Address it to {name}.").format(name=params.to.name),
         )
-        yield from ui.tap(rid(MESSAGES, "send_message_button"), T("Send it.", "发送。"))
+        yield from ui.tap(rid(MESSAGES, "send_message_button"), T("Send it."))
 
 
 class GalleryPhotoToMail(_SharePhotoTask):
@@ -134,10 +131,7 @@ class GalleryPhotoToMail(_SharePhotoTask):
     apps = (GALLERY, MAIL)
 
     def instruction(self, params: SharePhotoParams) -> Text:
-        return Text(
-            f"Email the '{params.title.en}' photo to {params.to.email}.",
-            f"把“{params.title.zh}”这张照片用邮件发到 {params.to.email}。",
-        )
+        return Text("Email the '{title}' photo to {email}.").format(title=params.title, email=params.to.email)
 
     def setup(self, world: Any, params: SharePhotoParams) -> None:
         _setup_photos(world, params)
@@ -157,10 +151,7 @@ class GalleryPhotoToChat(_SharePhotoTask):
 
     def instruction(self, params: SharePhotoParams) -> Text:
         n = params.to.name
-        return Text(
-            f"Send the '{params.title.en}' photo from my gallery to {n.en} on WeChat.",
-            f"把相册里的“{params.title.zh}”照片用微信发给{n.zh}。",
-        )
+        return Text("Send the '{title}' photo from my gallery to {n} on WeChat.").format(title=params.title, n=n)
 
     def setup(self, world: Any, params: SharePhotoParams) -> None:
         put_chat(world, params.to)
@@ -175,7 +166,7 @@ class GalleryPhotoToChat(_SharePhotoTask):
     def solve(self, ui: UI, params: SharePhotoParams) -> Iterator[Move]:
         yield from share_photo(ui, params.title, CHAT)
         name = ui.say(params.to.name)
-        yield from ui.scroll_tap(Match(rid="android:id/title", text=name), T(f"Send it to {name}.", f"发给{name}。"))
+        yield from ui.scroll_tap(Match(rid="android:id/title", text=name), T("Send it to {name}.").format(name=name))
 
 
 # --- Browser -> Notes / Contacts / Chat ------------------------------------------------------------------------
@@ -204,11 +195,7 @@ class BrowserPageToNote(CrossAppTask):
 
     def instruction(self, params: WebNoteParams) -> Text:
         t = page_of(params.page).title
-        return Text(
-            f"Search the web for '{params.query.en}', open '{t.en}' and save its text in a new note titled "
-            f"'{params.title.en}'.",
-            f"在浏览器搜索“{params.query.zh}”，打开“{t.zh}”，把网页正文存到一条标题为“{params.title.zh}”的新备忘录里。",
-        )
+        return Text("Search the web for '{query}', open '{t}' and save its text in a new note titled '{title}'.").format(query=params.query, t=t, title=params.title)
 
     def setup(self, world: Any, params: WebNoteParams) -> None:
         world.notes.notes = [n for n in world.notes.notes if not text_matches(n.title, params.title)]
@@ -220,7 +207,7 @@ class BrowserPageToNote(CrossAppTask):
     def solve(self, ui: UI, params: WebNoteParams) -> Iterator[Move]:
         yield from web_search(ui, ui.say(params.query))
         yield from open_result(ui, ui.say(page_of(params.page).title))
-        yield from copy_text(ui, rid(BROWSER, "page_body"), Text("the page text", "网页正文"))
+        yield from copy_text(ui, rid(BROWSER, "page_body"), Text("the page text"))
         yield from ui.home()
         yield from new_note(ui, ui.say(params.title), "", paste=True)
 
@@ -228,21 +215,17 @@ class BrowserPageToNote(CrossAppTask):
 class BrowserPharmacyToContacts(CrossAppTask):
     id = "BrowserPharmacyToContacts"
     apps = (BROWSER, PHONE)
-    NAME: ClassVar[Text] = Text("Green Cross Pharmacy", "绿十字药店")
+    NAME: ClassVar[Text] = Text("Green Cross Pharmacy")
     NUMBER: ClassVar[str] = "010 5555 0101"
 
     def params(self, rng: random.Random) -> NoteParamsLike:
-        return NoteParamsLike(rng.choice((Text("pharmacy", "药店"), Text("medicine", "药"))))
+        return NoteParamsLike(rng.choice((Text("pharmacy"), Text("medicine"))))
 
     def perturb(self, params: NoteParamsLike, rng: random.Random) -> None:
         return None  # the number comes from the page; the wrong-run check is the half-done run
 
     def instruction(self, params: NoteParamsLike) -> Text:
-        return Text(
-            f"Find the Green Cross Pharmacy on the web (search '{params.query.en}') and save its phone number "
-            "as a contact named 'Green Cross Pharmacy'.",
-            f"在浏览器搜索“{params.query.zh}”找到绿十字药店，把它的电话存成联系人“绿十字药店”。",
-        )
+        return Text("Find the Green Cross Pharmacy on the web (search '{query}') and save its phone number as a contact named 'Green Cross Pharmacy'.").format(query=params.query)
 
     def setup(self, world: Any, params: NoteParamsLike) -> None:
         world.phone.contacts = [c for c in world.phone.contacts if digits(c.phone) != digits(self.NUMBER)]
@@ -274,10 +257,7 @@ class BrowserWeatherToChat(TwoPeopleTask):
 
     def instruction(self, params: ForwardNumberParams) -> Text:
         n = params.about.name
-        return Text(
-            f"Look up tomorrow's weather in the browser and tell {n.en} on WeChat what the temperature will be.",
-            f"用浏览器查一下明天的天气，在微信上告诉{n.zh}明天的气温。",
-        )
+        return Text("Look up tomorrow's weather in the browser and tell {n} on WeChat what the temperature will be.").format(n=n)
 
     def setup(self, world: Any, params: ForwardNumberParams) -> None:
         put_chat(world, params.to)
@@ -289,13 +269,13 @@ class BrowserWeatherToChat(TwoPeopleTask):
         return thread is not None and any("12" in m.text and "16" in m.text for m in chat.sent_in(thread.id))
 
     def solve(self, ui: UI, params: ForwardNumberParams) -> Iterator[Move]:
-        yield from web_search(ui, ui.say(Text("weather", "天气")))
-        yield from open_result(ui, ui.say(Text("Weather today", "今日天气")))
+        yield from web_search(ui, ui.say(Text("weather")))
+        yield from open_result(ui, ui.say(Text("Weather today")))
         body = ui.need(rid(BROWSER, "page_body")).text
         low, high = re.findall(r"(\d+)°C", body)[1:3]
         yield from ui.home()
         yield from open_chat(ui, ui.say(params.about.name))
-        msg = Text(f"Tomorrow it will be {low} to {high}°C, with light rain.", f"明天气温 {low} 到 {high}°C，有小雨。")
+        msg = Text("Tomorrow it will be {low} to {high}°C, with light rain.").format(low=low, high=high)
         yield from chat_send(ui, ui.say(msg))
 
 
@@ -312,7 +292,7 @@ class NotesShoppingListToShop(CrossAppTask):
     id = "NotesShoppingListToShop"
     apps = (NOTES, SHOP)
     max_steps: ClassVar[int] = 70  # clearing the search box is a key press per character
-    TITLE: ClassVar[Text] = Text("Shopping list", "购物清单")
+    TITLE: ClassVar[Text] = Text("Shopping list")
 
     def params(self, rng: random.Random) -> ListParams:
         a, b = rng.sample(range(len(catalogue())), 2)
@@ -324,10 +304,7 @@ class NotesShoppingListToShop(CrossAppTask):
         return replace(params, products=(a, other))
 
     def instruction(self, params: ListParams) -> Text:
-        return Text(
-            "Put everything on my 'Shopping list' note into the Shop's cart, one of each (don't pay).",
-            "把备忘录“购物清单”里的东西各一件加进商城购物车（先别付款）。",
-        )
+        return Text("Put everything on my 'Shopping list' note into the Shop's cart, one of each (don't pay).")
 
     def setup(self, world: Any, params: ListParams) -> None:
         from harness.phoneworld.apps.notes import Note
@@ -343,7 +320,7 @@ class NotesShoppingListToShop(CrossAppTask):
 
     def solve(self, ui: UI, params: ListParams) -> Iterator[Move]:
         yield from open_app(ui, NOTES)
-        yield from ui.tap(Match(text=ui.say(self.TITLE)), T("Open the shopping list.", "打开购物清单。"))
+        yield from ui.tap(Match(text=ui.say(self.TITLE)), T("Open the shopping list."))
         yield from ui.back()
         yield from ui.home()
         yield from open_app(ui, SHOP)
@@ -375,9 +352,7 @@ class FilesDocumentToMail(CrossAppTask):
         return replace(params, name=params.other, other=params.name)
 
     def instruction(self, params: FileMailParams) -> Text:
-        return Text(
-            f"Email the file {params.name} to {params.to.email}.", f"把文件 {params.name} 用邮件发到 {params.to.email}。"
-        )
+        return Text("Email the file {name} to {email}.").format(name=params.name, email=params.to.email)
 
     def setup(self, world: Any, params: FileMailParams) -> None:
         ensure_docs(world, (params.name, params.other))
@@ -387,8 +362,8 @@ class FilesDocumentToMail(CrossAppTask):
 
     def solve(self, ui: UI, params: FileMailParams) -> Iterator[Move]:
         yield from open_file(ui, doc_folder(params.name), params.name)
-        yield from ui.tap(rid(FILES, "share"), T("Tap Share.", "点击“分享”。"))
-        yield from ui.tap(Match(rid="android:id/title", text=ui.say(NAMES[MAIL])), T("Share by mail.", "通过邮件分享。"))
+        yield from ui.tap(rid(FILES, "share"), T("Tap Share."))
+        yield from ui.tap(Match(rid="android:id/title", text=ui.say(NAMES[MAIL])), T("Share by mail."))
         yield from fill_mail(ui, params.to.email, params.name, "")
 
 

@@ -23,7 +23,7 @@ from assistant_core.types import Action, Button, Observation, UIElement
 log = logging.getLogger(__name__)
 
 KEYBOARD_PKG = "com.android.inputmethod.latin"
-CUT = Text("Cut", "剪切")  # the text field's long-press menu (system strings)
+CUT = Text("Cut")  # the text field's long-press menu (system strings)
 
 # Rows of the screen the oracle avoids when scrolling (status bar, navigation/keyboard area).
 SCROLL_TOP_FRACTION = 0.30
@@ -87,8 +87,8 @@ def _as_match(m: Match | str) -> Match:
     return m if isinstance(m, Match) else Match(text=m)
 
 
-def T(en: str, zh: str) -> Text:  # a short constructor for the many thoughts in scripts
-    return Text(en, zh)
+def T(en: str, *, ctx: str | None = None) -> Text:  # a short constructor for the many thoughts in scripts
+    return Text(en, ctx=ctx)
 
 
 class UI:
@@ -198,28 +198,28 @@ class UI:
         yield Move(Action.press(button), thought)
 
     def back(self) -> Iterator[Move]:
-        yield Move(Action.press(Button.BACK), T("Go back.", "返回。"))
+        yield Move(Action.press(Button.BACK), T("Go back."))
 
     def hide_keyboard(self) -> Iterator[Move]:
         """Back, but only while the soft keyboard is up (otherwise Back would leave the screen)."""
         if self.keyboard_up:
-            yield Move(Action.press(Button.BACK), T("Hide the keyboard.", "收起键盘。"))
+            yield Move(Action.press(Button.BACK), T("Hide the keyboard."))
 
     def home(self) -> Iterator[Move]:
-        yield Move(Action.press(Button.HOME), T("Go to the home screen.", "回到主屏幕。"))
+        yield Move(Action.press(Button.HOME), T("Go to the home screen."))
 
     def open(self, package: str, name: Text | None = None) -> Iterator[Move]:
         label = name or Text(package, package)
-        yield Move(Action.open_app(package), T(f"Open {label.en}.", f"打开{label.zh}。"))
+        yield Move(Action.open_app(package), T("Open {label}.").format(label=label))
 
     def finish(self, thought: Text | None = None) -> Iterator[Move]:
-        yield Move(Action.finish(), thought or T("The task is done.", "任务完成了。"))
+        yield Move(Action.finish(), thought or T("The task is done."))
 
     def scroll(self, *, down: bool = True, within: UIElement | None = None, thought: Text | None = None) -> Iterator[Move]:
         """One swipe that moves the content up (down=True shows what is below). Hides the keyboard
         first (Back), since a swipe that starts on it would type instead of scroll."""
         if self.keyboard_up:
-            yield Move(Action.press(Button.BACK), T("Hide the keyboard.", "收起键盘。"))
+            yield Move(Action.press(Button.BACK), T("Hide the keyboard."))
             return
         if within is not None:
             left, top, right, bottom = within.bounds
@@ -231,7 +231,7 @@ class UI:
             y_top = int(self.height * SCROLL_TOP_FRACTION)
             y_bottom = int(self.height * SCROLL_BOTTOM_FRACTION)
         start, end = (y_bottom, y_top) if down else (y_top, y_bottom)
-        why = thought or (T("Scroll down to see more.", "向下滑动查看更多。") if down else T("Scroll up.", "向上滑动。"))
+        why = thought or (T("Scroll down to see more.") if down else T("Scroll up."))
         yield Move(Action.scroll(x, start, x, end), why)
 
     def scroll_to(
@@ -272,16 +272,16 @@ class UI:
         field's long-press menu (Cut), as a user would, not key by key (a run of identical key presses
         looks like a stuck loop to the agent loop's guard)."""
         if replace:
-            yield from self.long_press(field, T("Long-press the field to clear it.", "长按输入框以清空。"))
-            yield from self.tap(Match(rid="android:id/title", text=CUT.get(self.ui_lang)), T("Choose Cut.", "选择“剪切”。"))
+            yield from self.long_press(field, T("Long-press the field to clear it."))
+            yield from self.tap(Match(rid="android:id/title", text=CUT.get(self.ui_lang)), T("Choose Cut."))
         el = self.need(field)
         if not el.focused:
-            yield from self.tap(el, T("Tap the text field.", "点击输入框。"))
+            yield from self.tap(el, T("Tap the text field."))
         yield Move(Action.type_text(text), thought)
 
     def wait_for(self, m: Match | str, *, tries: int = 3) -> Iterator[Move]:
         for _ in range(tries):
             if self.has(m):
                 return
-            yield Move(Action.wait(500), T("Wait for the screen to update.", "等待屏幕刷新。"))
+            yield Move(Action.wait(500), T("Wait for the screen to update."))
         self.need(m)

@@ -28,18 +28,18 @@ CHAT = "com.phoneworld.chat"
 FILES = "com.android.documentsui"
 
 NAMES = {
-    SETTINGS: Text("Settings", "设置"),
-    PHONE: Text("Phone", "电话"),
-    MESSAGES: Text("Messages", "信息"),
-    CALENDAR: Text("Calendar", "日历"),
-    MAIL: Text("Mail", "邮件"),
-    GALLERY: Text("Gallery", "相册"),
-    NOTES: Text("Notes", "备忘录"),
-    CLOCK: Text("Clock", "时钟"),
-    BROWSER: Text("Browser", "浏览器"),
-    SHOP: Text("Shop", "商城"),
-    CHAT: Text("WeChat", "微信"),
-    FILES: Text("Files", "文件"),
+    SETTINGS: Text("Settings"),
+    PHONE: Text("Phone"),
+    MESSAGES: Text("Messages"),
+    CALENDAR: Text("Calendar"),
+    MAIL: Text("Mail"),
+    GALLERY: Text("Gallery"),
+    NOTES: Text("Notes"),
+    CLOCK: Text("Clock"),
+    BROWSER: Text("Browser"),
+    SHOP: Text("Shop"),
+    CHAT: Text("WeChat"),
+    FILES: Text("Files"),
 }
 
 
@@ -54,8 +54,7 @@ def open_app(ui: UI, package: str) -> Iterator[Move]:
     if ui.world is not None and len(ui.world.stacks.get(package, ())) > 1:
         from assistant_core.types import Action
 
-        yield Move(Action.close_app(package), T(f"Close {name.en} to start from its first screen.",
-                                                f"先关闭{name.zh}，从首页开始。"))
+        yield Move(Action.close_app(package), T("Close {name} to start from its first screen.").format(name=name))
     yield from ui.open(package, name)
 
 
@@ -104,17 +103,17 @@ def open_contact(ui: UI, name: Text) -> Iterator[Move]:
     label = ui.say(name)
     yield from ui.scroll_tap(
         Match(text=label),
-        T(f"Open {name.en}'s contact card.", f"打开{name.zh}的联系人信息。"),
+        T("Open {name}'s contact card.").format(name=name),
         within=rid(PHONE, "contact_list"),
     )
 
 
 def add_contact(ui: UI, name: str, phone: str) -> Iterator[Move]:
     yield from open_app(ui, PHONE)
-    yield from ui.tap(rid(PHONE, "add_contact"), T("Tap 'Add contact'.", "点击“新建联系人”。"))
-    yield from ui.type_into(rid(PHONE, "name_field"), name, T(f"Type the name {name}.", f"输入姓名{name}。"))
-    yield from ui.type_into(rid(PHONE, "phone_field"), phone, T(f"Type the number {phone}.", f"输入号码{phone}。"))
-    yield from ui.tap(rid(PHONE, "save"), T("Save the contact.", "保存联系人。"))
+    yield from ui.tap(rid(PHONE, "add_contact"), T("Tap 'Add contact'."))
+    yield from ui.type_into(rid(PHONE, "name_field"), name, T("Type the name {name}.").format(name=name))
+    yield from ui.type_into(rid(PHONE, "phone_field"), phone, T("Type the number {phone}.").format(phone=phone))
+    yield from ui.tap(rid(PHONE, "save"), T("Save the contact."))
 
 
 # --- Messages -----------------------------------------------------------------------------------------
@@ -124,12 +123,12 @@ def send_sms(ui: UI, to: str, body: str, *, who: Text | None = None) -> Iterator
     """New message to `to` (a name as shown, or a number) with `body`, then Send."""
     who = who or Text(to, to)
     yield from open_app(ui, MESSAGES)
-    yield from ui.tap(rid(MESSAGES, "start_chat_fab"), T("Start a new message.", "新建一条信息。"))
+    yield from ui.tap(rid(MESSAGES, "start_chat_fab"), T("Start a new message."))
     yield from ui.type_into(
-        rid(MESSAGES, "recipient_text_view"), to, T(f"Address it to {who.en}.", f"收件人填{who.zh}。")
+        rid(MESSAGES, "recipient_text_view"), to, T("Address it to {who}.").format(who=who)
     )
-    yield from ui.type_into(rid(MESSAGES, "compose_message_text"), body, T("Type the message.", "输入短信内容。"))
-    yield from ui.tap(rid(MESSAGES, "send_message_button"), T("Send it.", "发送。"))
+    yield from ui.type_into(rid(MESSAGES, "compose_message_text"), body, T("Type the message."))
+    yield from ui.tap(rid(MESSAGES, "send_message_button"), T("Send it."))
 
 
 # --- Calendar -----------------------------------------------------------------------------------------
@@ -138,17 +137,17 @@ def send_sms(ui: UI, to: str, body: str, *, who: Text | None = None) -> Iterator
 def add_event(ui: UI, title: str, date: str, time: str, *, location: str = "") -> Iterator[Move]:
     """New event with title, date "YYYY-MM-DD" and time "HH:MM", then Save."""
     yield from open_app(ui, CALENDAR)
-    yield from ui.tap(rid(CALENDAR, "floating_action_button"), T("Tap 'New event'.", "点击“新建日程”。"))
-    yield from ui.type_into(rid(CALENDAR, "title"), title, T(f"Title it '{title}'.", f"标题填“{title}”。"))
+    yield from ui.tap(rid(CALENDAR, "floating_action_button"), T("Tap 'New event'."))
+    yield from ui.type_into(rid(CALENDAR, "title"), title, T("Title it '{title}'.").format(title=title))
     # The date field starts filled with the shown day: replace it.
     current = ui.need(rid(CALENDAR, "start_date")).text
     yield from ui.type_into(
-        rid(CALENDAR, "start_date"), date, T(f"Set the date to {date}.", f"日期填{date}。"), replace=current
+        rid(CALENDAR, "start_date"), date, T("Set the date to {date}.").format(date=date), replace=current
     )
-    yield from ui.type_into(rid(CALENDAR, "start_time"), time, T(f"Set the time to {time}.", f"时间填{time}。"))
+    yield from ui.type_into(rid(CALENDAR, "start_time"), time, T("Set the time to {time}.").format(time=time))
     if location:
-        yield from ui.type_into(rid(CALENDAR, "location"), location, T("Add the place.", "填写地点。"))
-    yield from ui.tap(rid(CALENDAR, "save"), T("Save the event.", "保存日程。"))
+        yield from ui.type_into(rid(CALENDAR, "location"), location, T("Add the place."))
+    yield from ui.tap(rid(CALENDAR, "save"), T("Save the event."))
 
 
 # --- Mail -----------------------------------------------------------------------------------------------
@@ -156,26 +155,26 @@ def add_event(ui: UI, title: str, date: str, time: str, *, location: str = "") -
 
 def compose_mail(ui: UI, to: str, subject: str, body: str) -> Iterator[Move]:
     yield from open_app(ui, MAIL)
-    yield from ui.tap(rid(MAIL, "compose_button"), T("Tap Compose.", "点击“写邮件”。"))
+    yield from ui.tap(rid(MAIL, "compose_button"), T("Tap Compose."))
     yield from fill_mail(ui, to, subject, body)
 
 
 def fill_mail(ui: UI, to: str, subject: str, body: str, *, body_prefilled: bool = False) -> Iterator[Move]:
     """Fill an open compose form and send it (fields left "" stay as they are)."""
     if to:
-        yield from ui.type_into(rid(MAIL, "to"), to, T(f"Address it to {to}.", f"收件人填{to}。"))
+        yield from ui.type_into(rid(MAIL, "to"), to, T("Address it to {to}.").format(to=to))
     if subject:
-        yield from ui.type_into(rid(MAIL, "subject"), subject, T("Type the subject.", "输入主题。"))
+        yield from ui.type_into(rid(MAIL, "subject"), subject, T("Type the subject."))
     if body:
-        yield from ui.type_into(rid(MAIL, "body"), body, T("Type the text.", "输入正文。"))
-    yield from ui.tap(rid(MAIL, "send"), T("Send the mail.", "发送邮件。"))
+        yield from ui.type_into(rid(MAIL, "body"), body, T("Type the text."))
+    yield from ui.tap(rid(MAIL, "send"), T("Send the mail."))
 
 
 def open_mail(ui: UI, subject: str) -> Iterator[Move]:
     yield from open_app(ui, MAIL)
     yield from ui.scroll_tap(
         Match(where=lambda e: e.text == subject and e.resource_id == "android:id/summary"),
-        T(f"Open the mail '{subject}'.", f"打开邮件“{subject}”。"),
+        T("Open the mail '{subject}'.").format(subject=subject),
         within=rid(MAIL, "thread_list"),
     )
 
@@ -186,29 +185,29 @@ def open_mail(ui: UI, subject: str) -> Iterator[Move]:
 def new_note(ui: UI, title: str, body: str, *, paste: bool = False) -> Iterator[Move]:
     """A new note with `title` and `body` (or, with `paste`, the clipboard pasted into the body), saved."""
     yield from open_app(ui, NOTES)
-    yield from ui.tap(rid(NOTES, "new_note"), T("Start a new note.", "新建一条备忘录。"))
-    yield from ui.type_into(rid(NOTES, "note_title"), title, T(f"Title it '{title}'.", f"标题写“{title}”。"))
+    yield from ui.tap(rid(NOTES, "new_note"), T("Start a new note."))
+    yield from ui.type_into(rid(NOTES, "note_title"), title, T("Title it '{title}'.", ctx="harness.phoneworld.tasks.flows").format(title=title))
     if paste:
         yield from paste_into(ui, rid(NOTES, "note_body"))
     else:
-        yield from ui.type_into(rid(NOTES, "note_body"), body, T("Write the note.", "输入备忘内容。"))
-    yield from ui.tap(rid(NOTES, "save"), T("Save the note.", "保存备忘录。"))
+        yield from ui.type_into(rid(NOTES, "note_body"), body, T("Write the note."))
+    yield from ui.tap(rid(NOTES, "save"), T("Save the note."))
 
 
 def paste_into(ui: UI, field: Match) -> Iterator[Move]:
     """Long-press a field for the edit menu and choose Paste."""
-    yield from ui.long_press(field, T("Long-press the field to paste.", "长按输入框以粘贴。"))
-    yield from ui.tap(Match(rid="android:id/title", text=PASTE.get(ui.ui_lang)), T("Choose Paste.", "选择“粘贴”。"))
+    yield from ui.long_press(field, T("Long-press the field to paste."))
+    yield from ui.tap(Match(rid="android:id/title", text=PASTE.get(ui.ui_lang)), T("Choose Paste."))
 
 
 def copy_text(ui: UI, m: Match, what: Text) -> Iterator[Move]:
     """Long-press a copyable text and choose Copy."""
-    yield from ui.long_press(m, T(f"Long-press {what.en} to copy it.", f"长按{what.zh}以复制。"))
-    yield from ui.tap(Match(rid="android:id/title", text=COPY.get(ui.ui_lang)), T("Choose Copy.", "选择“复制”。"))
+    yield from ui.long_press(m, T("Long-press {what} to copy it.").format(what=what))
+    yield from ui.tap(Match(rid="android:id/title", text=COPY.get(ui.ui_lang)), T("Choose Copy."))
 
 
-PASTE = Text("Paste", "粘贴")
-COPY = Text("Copy", "复制")
+PASTE = Text("Paste")
+COPY = Text("Copy")
 
 
 # --- Clock ----------------------------------------------------------------------------------------------
@@ -216,11 +215,11 @@ COPY = Text("Copy", "复制")
 
 def add_alarm(ui: UI, time: str, label: str = "") -> Iterator[Move]:
     yield from open_app(ui, CLOCK)
-    yield from ui.tap(rid(CLOCK, "fab"), T("Tap 'Add alarm'.", "点击“添加闹钟”。"))
-    yield from ui.type_into(rid(CLOCK, "alarm_time"), time, T(f"Set the time {time}.", f"时间填{time}。"))
+    yield from ui.tap(rid(CLOCK, "fab"), T("Tap 'Add alarm'."))
+    yield from ui.type_into(rid(CLOCK, "alarm_time"), time, T("Set the time {time}.").format(time=time))
     if label:
-        yield from ui.type_into(rid(CLOCK, "alarm_label"), label, T("Add the label.", "填写标签。"))
-    yield from ui.tap(rid(CLOCK, "save"), T("Save the alarm.", "保存闹钟。"))
+        yield from ui.type_into(rid(CLOCK, "alarm_label"), label, T("Add the label."))
+    yield from ui.tap(rid(CLOCK, "save"), T("Save the alarm."))
 
 
 # --- Gallery --------------------------------------------------------------------------------------------
@@ -237,7 +236,7 @@ def open_photo(ui: UI, title: str) -> Iterator[Move]:
     yield from open_app(ui, GALLERY)
     yield from ui.scroll_tap(
         Match(rid=f"{GALLERY}:id/thumbnail", desc_contains=title),
-        T(f"Open the photo '{title}'.", f"打开照片“{title}”。"),
+        T("Open the photo '{title}'.").format(title=title),
         within=rid(GALLERY, "photo_grid"),
     )
 
@@ -252,32 +251,32 @@ def pay_with_wallet(ui: UI) -> Iterator[Move]:
     digit taps are `by_user` moves (the in-process oracle plays the user with the PIN read from world
     state; inside the agent loop the user enters it at the secure-screen hand-over, and the script
     simply goes on once the keypad is gone). Without the world the oracle asks the user for it."""
-    yield from ui.tap(rid(WALLET, "pay_button"), T("Tap Pay.", "点击“支付”。"))
+    yield from ui.tap(rid(WALLET, "pay_button"), T("Tap Pay."))
     if ui.world is None:
         from assistant_core.types import Action
 
         yield Move(
             Action.call_user("Please enter your payment PIN on the phone."),
-            T("The PIN is yours to enter: I ask you to type it.", "支付密码需要您本人输入，请您来输。"),
+            T("The PIN is yours to enter: I ask you to type it."),
         )
         return
     for digit in ui.world.wallet.pin:
         key = ui.find(Match(rid=f"{WALLET}:id/pin_key", text=digit))
         if key is None:
             return  # the keypad is gone: the user entered the PIN
-        for move in ui.tap(key, T("The user enters the PIN.", "用户输入支付密码。")):
+        for move in ui.tap(key, T("The user enters the PIN.")):
             yield Move(move.action, move.thought, by_user=True)
 
 
 def allow_permission(ui: UI) -> Iterator[Move]:
     yield from ui.tap(
-        Match(rid="com.android.permissioncontroller:id/permission_allow_button"), T("Tap Allow.", "点击“允许”。")
+        Match(rid="com.android.permissioncontroller:id/permission_allow_button"), T("Tap Allow.")
     )
 
 
 def deny_permission(ui: UI) -> Iterator[Move]:
     yield from ui.tap(
-        Match(rid="com.android.permissioncontroller:id/permission_deny_button"), T("Tap Don't allow.", "点击“不允许”。")
+        Match(rid="com.android.permissioncontroller:id/permission_deny_button"), T("Tap Don't allow.")
     )
 
 
@@ -287,10 +286,10 @@ def deny_permission(ui: UI) -> Iterator[Move]:
 def open_mini(ui: UI, which: str) -> Iterator[Move]:
     """Open one of Chat's mini-programs: "hotel", "food" or "hospital"."""
     yield from open_app(ui, CHAT)
-    yield from ui.tap(rid(CHAT, "tab_discover"), T("Open the Mini Programs tab.", "打开“小程序”页。"))
-    names = {"hotel": Text("hotel booking", "酒店预订"), "food": Text("food delivery", "外卖点餐"),
-             "hospital": Text("hospital registration", "医院挂号")}
-    yield from ui.tap(rid(CHAT, f"mini_{which}"), T(f"Open {names[which].en}.", f"打开{names[which].zh}。"))
+    yield from ui.tap(rid(CHAT, "tab_discover"), T("Open the Mini Programs tab."))
+    names = {"hotel": Text("hotel booking"), "food": Text("food delivery"),
+             "hospital": Text("hospital registration")}
+    yield from ui.tap(rid(CHAT, f"mini_{which}"), T("Open {names}.").format(names=names[which]))
 
 
 def rich_wallet(world: Any, at_least: float = 5000.0) -> None:
@@ -301,13 +300,13 @@ def rich_wallet(world: Any, at_least: float = 5000.0) -> None:
 def open_chat(ui: UI, name: str) -> Iterator[Move]:
     yield from open_app(ui, CHAT)
     yield from ui.scroll_tap(
-        Match(rid="android:id/title", text=name), T(f"Open the chat with {name}.", f"打开与{name}的聊天。")
+        Match(rid="android:id/title", text=name), T("Open the chat with {name}.").format(name=name)
     )
 
 
 def chat_send(ui: UI, text: str) -> Iterator[Move]:
-    yield from ui.type_into(rid(CHAT, "input"), text, T("Type the message.", "输入消息。"))
-    yield from ui.tap(rid(CHAT, "send"), T("Send it.", "发送。"))
+    yield from ui.type_into(rid(CHAT, "input"), text, T("Type the message.", ctx="harness.phoneworld.tasks.flows"))
+    yield from ui.tap(rid(CHAT, "send"), T("Send it."))
 
 
 # --- Browser, Shop, Files --------------------------------------------------------------------------------
@@ -315,30 +314,30 @@ def chat_send(ui: UI, text: str) -> Iterator[Move]:
 
 def web_search(ui: UI, query: str) -> Iterator[Move]:
     yield from open_app(ui, BROWSER)
-    yield from ui.type_into(rid(BROWSER, "url_bar"), query, T(f"Search for '{query}'.", f"搜索“{query}”。"))
-    yield from ui.tap(rid(BROWSER, "search_button"), T("Tap Search.", "点击“搜索”。"))
+    yield from ui.type_into(rid(BROWSER, "url_bar"), query, T("Search for '{query}'.").format(query=query))
+    yield from ui.tap(rid(BROWSER, "search_button"), T("Tap Search."))
 
 
 def open_result(ui: UI, title: str) -> Iterator[Move]:
-    yield from ui.scroll_tap(Match(rid="android:id/title", text=title), T(f"Open '{title}'.", f"打开“{title}”。"))
+    yield from ui.scroll_tap(Match(rid="android:id/title", text=title), T("Open '{title}'.").format(title=title))
 
 
 def shop_add(ui: UI, name: str, qty: int = 1, *, query: str = "") -> Iterator[Move]:
     """From the Shop's list: search the product (replacing the `query` already in the search box),
     open it and add it `qty` times (the product page stays open)."""
-    yield from ui.type_into(rid(SHOP, "search"), name, T(f"Search for {name}.", f"搜索{name}。"), replace=query)
+    yield from ui.type_into(rid(SHOP, "search"), name, T("Search for {name}.").format(name=name), replace=query)
     yield from ui.hide_keyboard()
-    yield from ui.tap(Match(rid="android:id/title", text=name), T(f"Open {name}.", f"打开{name}。"))
+    yield from ui.tap(Match(rid="android:id/title", text=name), T("Open {name}.").format(name=name))
     for _ in range(qty):
-        yield from ui.tap(rid(SHOP, "add_to_cart"), T("Add it to the cart.", "加入购物车。"))
+        yield from ui.tap(rid(SHOP, "add_to_cart"), T("Add it to the cart."))
 
 
 def open_file(ui: UI, folder: Text, name: str) -> Iterator[Move]:
     yield from open_app(ui, FILES)
     yield from ui.tap(
-        Match(rid="android:id/title", text=ui.say(folder)), T(f"Open the {folder.en} folder.", f"打开“{folder.zh}”文件夹。")
+        Match(rid="android:id/title", text=ui.say(folder)), T("Open the {folder} folder.").format(folder=folder)
     )
-    yield from ui.scroll_tap(Match(rid="android:id/title", text=name), T(f"Open {name}.", f"打开 {name}。"))
+    yield from ui.scroll_tap(Match(rid="android:id/title", text=name), T("Open {name}.", ctx="harness.phoneworld.tasks.flows").format(name=name))
 
 
 def put_chat(world: Any, person: Any, text: str = "") -> str:

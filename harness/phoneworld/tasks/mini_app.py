@@ -87,28 +87,28 @@ def _booked(b: Any, params: HotelParams) -> bool:
 def hotel_search(ui: UI, params: HotelParams, *, budget: int | None, by_price: bool = False) -> Iterator[Move]:
     name = city_name(params.city)
     yield from open_mini(ui, "hotel")
-    yield from ui.tap(_c(ui, f"city_{params.city}"), T(f"Choose {name.en}.", f"选择{name.zh}。"))
-    yield from ui.type_into(_c(ui, "checkin"), params.checkin, T("Enter the check-in date.", "填写入住日期。"))
+    yield from ui.tap(_c(ui, f"city_{params.city}"), T("Choose {name}.").format(name=name))
+    yield from ui.type_into(_c(ui, "checkin"), params.checkin, T("Enter the check-in date."))
     if budget is not None:
-        yield from ui.type_into(_c(ui, "budget"), str(budget), T(f"Set the budget to ¥{budget}.", f"预算填 {budget} 元。"))
+        yield from ui.type_into(_c(ui, "budget"), str(budget), T("Set the budget to ¥{budget}.").format(budget=budget))
     if by_price:
         yield from ui.hide_keyboard()  # it covers the buttons below
-        yield from ui.tap(_c(ui, "sort"), T("Sort by price.", "按价格排序。"))
+        yield from ui.tap(_c(ui, "sort"), T("Sort by price."))
     yield from ui.hide_keyboard()
-    yield from ui.tap(_c(ui, "hotel_search"), T("Search.", "搜索。"))
+    yield from ui.tap(_c(ui, "hotel_search"), T("Search."))
 
 
 def book_first_result(ui: UI, params: HotelParams) -> Iterator[Move]:
     """Open the first hotel in the results, book it for the nights and guest, and pay."""
     yield from ui.scroll_to(_c(ui, "hotel_item"))
-    yield from ui.tap(_c(ui, "hotel_item"), T("Open the first hotel in the list.", "打开列表里的第一家酒店。"))
-    yield from ui.tap(_c(ui, "book"), T("Tap Book.", "点击“预订”。"))
+    yield from ui.tap(_c(ui, "hotel_item"), T("Open the first hotel in the list."))
+    yield from ui.tap(_c(ui, "book"), T("Tap Book."))
     if params.nights != 1:
-        yield from ui.type_into(_c(ui, "book_nights"), str(params.nights), T("Enter the nights.", "填写入住晚数。"),
+        yield from ui.type_into(_c(ui, "book_nights"), str(params.nights), T("Enter the nights."),
                                 replace="1")
     guest = ui.say(params.guest.name)
-    yield from ui.type_into(_c(ui, "guest_name"), guest, T(f"Guest name {guest}.", f"入住人填{guest}。"))
-    yield from ui.tap(_c(ui, "hotel_pay"), T("Tap Pay.", "点击“支付”。"))
+    yield from ui.type_into(_c(ui, "guest_name"), guest, T("Guest name {guest}.").format(guest=guest))
+    yield from ui.tap(_c(ui, "hotel_pay"), T("Tap Pay."))
     yield from pay_with_wallet(ui)
 
 
@@ -129,12 +129,7 @@ class ChatHotelBookingUnderBudget(_HotelTask):
 
     def instruction(self, params: HotelParams) -> Text:
         c, g = city_name(params.city), params.guest.name
-        return Text(
-            f"In WeChat's hotel booking, book a hotel in {c.en} for {nights_en(params.nights)} from {params.checkin} "
-            f"for {g.en}, at most ¥{params.budget} a night. Use the budget filter.",
-            f"在微信的酒店预订里，给{g.zh}订一家{c.zh}的酒店，{params.checkin} 入住 {params.nights} 晚，每晚不超过 "
-            f"{params.budget} 元，要用预算筛选。",
-        )
+        return Text("In WeChat's hotel booking, book a hotel in {c} for {nights_en} from {checkin} for {g}, at most ¥{budget} a night. Use the budget filter.").format(c=c, nights_en=Text(str(nights_en(params.nights)), str(params.nights)), checkin=params.checkin, g=g, budget=params.budget)
 
     def is_successful(self, world: Any, params: HotelParams) -> bool:
         applied = world.chat.hotel.applied
@@ -154,11 +149,7 @@ class ChatHotelCheapestInCity(_HotelTask):
 
     def instruction(self, params: HotelParams) -> Text:
         c, g = city_name(params.city), params.guest.name
-        return Text(
-            f"Book the cheapest hotel in {c.en} in WeChat's hotel booking, {nights_en(params.nights)} from "
-            f"{params.checkin}, guest {g.en}.",
-            f"在微信酒店预订里订{c.zh}最便宜的酒店，{params.checkin} 入住 {params.nights} 晚，入住人{g.zh}。",
-        )
+        return Text("Book the cheapest hotel in {c} in WeChat's hotel booking, {nights_en} from {checkin}, guest {g}.").format(c=c, nights_en=Text(str(nights_en(params.nights)), str(params.nights)), checkin=params.checkin, g=g)
 
     def is_successful(self, world: Any, params: HotelParams) -> bool:
         in_city = [h for h in world.chat.hotel.hotels if h.city == params.city]
@@ -178,12 +169,7 @@ class ChatHotelBestRatedUnderBudget(_HotelTask):
 
     def instruction(self, params: HotelParams) -> Text:
         c, g = city_name(params.city), params.guest.name
-        return Text(
-            f"Book the best-rated hotel in {c.en} that costs at most ¥{params.budget} a night, "
-            f"{nights_en(params.nights)} from {params.checkin}, guest {g.en} (WeChat hotel booking).",
-            f"在微信酒店预订里订{c.zh}每晚不超过 {params.budget} 元的评分最高的酒店，{params.checkin} 入住 "
-            f"{params.nights} 晚，入住人{g.zh}。",
-        )
+        return Text("Book the best-rated hotel in {c} that costs at most ¥{budget} a night, {nights_en} from {checkin}, guest {g} (WeChat hotel booking).").format(c=c, budget=params.budget, nights_en=Text(str(nights_en(params.nights)), str(params.nights)), checkin=params.checkin, g=g)
 
     def is_successful(self, world: Any, params: HotelParams) -> bool:
         ok = [h for h in world.chat.hotel.hotels if h.city == params.city and h.price <= params.budget]
@@ -207,11 +193,11 @@ class FoodParams:
 
 
 ADDRESSES = (
-    Text("12 Lake Street, flat 3", "湖滨街12号3室"),
-    Text("Building 5, Sunny Garden", "阳光花园5号楼"),
-    Text("88 West Road, 2nd floor", "西路88号2楼"),
+    Text("12 Lake Street, flat 3"),
+    Text("Building 5, Sunny Garden"),
+    Text("88 West Road, 2nd floor"),
 )
-NOTES = (Text("No chili, please", "不要辣"), Text("Ring the bell twice", "按两下门铃"), Text("Extra napkins", "多给纸巾"))
+NOTES = (Text("No chili, please"), Text("Ring the bell twice"), Text("Extra napkins"))
 
 
 def restaurants() -> tuple:
@@ -253,11 +239,11 @@ def order_food(ui: UI, params: FoodParams, *, clear_first: bool = False, cheapes
     name, dishes = restaurants()[params.restaurant]
     yield from open_mini(ui, "food")
     if clear_first:
-        yield from ui.tap(_c(ui, "food_cart"), T("Open the cart.", "打开购物车。"))
-        yield from ui.scroll_tap(_c(ui, "food_clear"), T("Clear the old items.", "清空原来的东西。"))
+        yield from ui.tap(_c(ui, "food_cart"), T("Open the cart."))
+        yield from ui.scroll_tap(_c(ui, "food_clear"), T("Clear the old items."))
         yield from ui.back()
     yield from ui.scroll_tap(
-        Match(rid="android:id/title", text=ui.say(name)), T(f"Open {name.en}.", f"打开{name.zh}。")
+        Match(rid="android:id/title", text=ui.say(name)), T("Open {name}.").format(name=name)
     )
     lines = ((cheapest_on_menu(ui), 1),) if cheapest else params.lines
     for d, qty in lines:
@@ -267,15 +253,15 @@ def order_food(ui: UI, params: FoodParams, *, clear_first: bool = False, cheapes
             add = ui.beside(label, _c(ui, "dish_add"))
             if add is None:
                 raise OracleStuck(f"no Add button beside {dish}")
-            yield from ui.tap(add, T(f"Add {dishes[d][0].en}.", f"加一份{dishes[d][0].zh}。"))
+            yield from ui.tap(add, T("Add {dishes}.").format(dishes=dishes[d][0]))
             label = ui.need(Match(rid="android:id/title", text=dish))
-    yield from ui.tap(_c(ui, "food_cart"), T("Go to checkout.", "去结算。"))
+    yield from ui.tap(_c(ui, "food_cart"), T("Go to checkout."))
     address = ui.say(params.address)
-    yield from ui.type_into(_c(ui, "food_address"), address, T("Enter the address.", "填写送餐地址。"))
+    yield from ui.type_into(_c(ui, "food_address"), address, T("Enter the address.", ctx="harness.phoneworld.tasks.mini_app"))
     if params.note is not None:
-        yield from ui.type_into(_c(ui, "food_note"), ui.say(params.note), T("Add the note.", "填写备注。"))
+        yield from ui.type_into(_c(ui, "food_note"), ui.say(params.note), T("Add the note."))
     yield from ui.hide_keyboard()
-    yield from ui.tap(_c(ui, "food_pay"), T("Tap Pay.", "点击“支付”。"))
+    yield from ui.tap(_c(ui, "food_pay"), T("Tap Pay."))
     yield from pay_with_wallet(ui)
 
 
@@ -283,7 +269,7 @@ def _food_text(params: FoodParams) -> Text:
     name, dishes = restaurants()[params.restaurant]
     en = " and ".join(f"{q} × {dishes[d][0].en}" for d, q in params.lines)
     zh = "和".join(f"{q}份{dishes[d][0].zh}" for d, q in params.lines)
-    return Text(f"{en} from {name.en}", f"{name.zh}的{zh}")
+    return Text("{en} from {name}").format(en=Text(str(en), str(zh)), name=name)
 
 
 class _FoodTask(_Mini):
@@ -309,9 +295,7 @@ class ChatFoodOrderItems(_FoodTask):
 
     def instruction(self, params: FoodParams) -> Text:
         f, a = _food_text(params), params.address
-        return Text(
-            f"Order {f.en} with WeChat's food delivery, to {a.en}.", f"用微信外卖点{f.zh}，送到{a.zh}。"
-        )
+        return Text("Order {f} with WeChat's food delivery, to {a}.").format(f=f, a=a)
 
     def solve(self, ui: UI, params: FoodParams) -> Iterator[Move]:
         yield from order_food(ui, params)
@@ -329,10 +313,7 @@ class ChatFoodOrderWithNote(_FoodTask):
     def instruction(self, params: FoodParams) -> Text:
         f, a, n = _food_text(params), params.address, params.note
         assert n is not None
-        return Text(
-            f"Order {f.en} with WeChat's food delivery to {a.en}, with the note '{n.en}'.",
-            f"用微信外卖点{f.zh}，送到{a.zh}，备注“{n.zh}”。",
-        )
+        return Text("Order {f} with WeChat's food delivery to {a}, with the note '{n}'.").format(f=f, a=a, n=n)
 
     def solve(self, ui: UI, params: FoodParams) -> Iterator[Move]:
         yield from order_food(ui, params)
@@ -352,10 +333,7 @@ class ChatFoodReplaceCart(_FoodTask):
 
     def instruction(self, params: FoodParams) -> Text:
         f, a = _food_text(params), params.address
-        return Text(
-            f"Order just {f.en} with WeChat's food delivery to {a.en}; nothing else.",
-            f"用微信外卖只点{f.zh}，送到{a.zh}，别的都不要。",
-        )
+        return Text("Order just {f} with WeChat's food delivery to {a}; nothing else.").format(f=f, a=a)
 
     def setup(self, world: Any, params: FoodParams) -> None:
         from harness.phoneworld.apps.miniprograms import FoodLine
@@ -382,10 +360,7 @@ class ChatFoodCheapestDish(_FoodTask):
     def instruction(self, params: FoodParams) -> Text:
         name = restaurants()[params.restaurant][0]
         a = params.address
-        return Text(
-            f"Order one portion of the cheapest dish at {name.en} in WeChat's food delivery, to {a.en}.",
-            f"在微信外卖里点一份{name.zh}最便宜的菜，送到{a.zh}。",
-        )
+        return Text("Order one portion of the cheapest dish at {name} in WeChat's food delivery, to {a}.").format(name=name, a=a)
 
     def _cheapest(self, world: Any, restaurant: int) -> Any:
         r = world.chat.food.restaurants[restaurant]
@@ -413,7 +388,7 @@ class HospitalParams:
     patient: Person
 
 
-DAY_WORDS = {1: Text("tomorrow", "明天"), 2: Text("the day after tomorrow", "后天")}
+DAY_WORDS = {1: Text("tomorrow"), 2: Text("the day after tomorrow")}
 TIMES = ("08:30", "09:00", "10:00", "14:00", "15:30")
 
 
@@ -452,9 +427,9 @@ def register(ui: UI, params: HospitalParams, *, earliest: bool = False) -> Itera
     dep_name, doctors = departments()[params.department]
     doc = doctors[params.doctor]
     yield from open_mini(ui, "hospital")
-    yield from ui.scroll_tap(Match(rid="android:id/title", text=ui.say(dep_name)), T(f"Open {dep_name.en}.", f"打开{dep_name.zh}。"))
+    yield from ui.scroll_tap(Match(rid="android:id/title", text=ui.say(dep_name)), T("Open {dep_name}.").format(dep_name=dep_name))
     yield from ui.tap(
-        Match(rid="android:id/title", where=lambda e: e.text.startswith(ui.say(doc))), T(f"Choose {doc.en}.", f"选择{doc.zh}。")
+        Match(rid="android:id/title", where=lambda e: e.text.startswith(ui.say(doc))), T("Choose {doc}.").format(doc=doc)
     )
     listed = sorted(e.text for e in ui.find_all(Match(rid=f"{CHAT}:id/slot")))
     if not listed:
@@ -464,11 +439,11 @@ def register(ui: UI, params: HospitalParams, *, earliest: bool = False) -> Itera
     else:
         day = dt.date.fromisoformat(listed[0].split()[0]) + dt.timedelta(days=params.days_ahead - 1)
         slot = f"{day.isoformat()} {params.time}"
-    yield from ui.scroll_tap(Match(rid=f"{CHAT}:id/slot", text=slot), T(f"Pick {slot}.", f"选择 {slot}。"))
+    yield from ui.scroll_tap(Match(rid=f"{CHAT}:id/slot", text=slot), T("Pick {slot}.").format(slot=slot))
     patient = ui.say(params.patient.name)
-    yield from ui.type_into(_c(ui, "patient_name"), patient, T(f"Patient {patient}.", f"就诊人填{patient}。"))
+    yield from ui.type_into(_c(ui, "patient_name"), patient, T("Patient {patient}.").format(patient=patient))
     yield from ui.hide_keyboard()
-    yield from ui.tap(_c(ui, "hospital_confirm"), T("Confirm the registration.", "确认挂号。"))
+    yield from ui.tap(_c(ui, "hospital_confirm"), T("Confirm the registration."))
     yield from pay_with_wallet(ui)
 
 
@@ -506,10 +481,7 @@ class ChatHospitalRegisterDoctor(_HospitalTask):
     def instruction(self, params: HospitalParams) -> Text:
         dep, doctors = departments()[params.department]
         doc, when, p = doctors[params.doctor], _slot_text(params), params.patient.name
-        return Text(
-            f"Register {p.en} with {doc.en} in {dep.en} {when.en}, through WeChat's hospital registration.",
-            f"用微信的医院挂号，给{p.zh}挂{dep.zh}{doc.zh}的号，时间是{when.zh}。",
-        )
+        return Text("Register {p} with {doc} in {dep} {when}, through WeChat's hospital registration.").format(p=p, doc=doc, dep=dep, when=when)
 
     def is_successful(self, world: Any, params: HospitalParams) -> bool:
         return _registered(world, params)
@@ -529,10 +501,7 @@ class ChatHospitalRegisterDepartment(_HospitalTask):
     def instruction(self, params: HospitalParams) -> Text:
         dep = departments()[params.department][0]
         when, p = _slot_text(params), params.patient.name
-        return Text(
-            f"Book {p.en} a {dep.en} appointment {when.en} in WeChat's hospital registration, any doctor.",
-            f"在微信医院挂号里给{p.zh}挂一个{dep.zh}的号，{when.zh}，哪位医生都可以。",
-        )
+        return Text("Book {p} a {dep} appointment {when} in WeChat's hospital registration, any doctor.").format(p=p, dep=dep, when=when)
 
     def is_successful(self, world: Any, params: HospitalParams) -> bool:
         return _registered(world, params, doctor=False)
@@ -554,11 +523,7 @@ class ChatHospitalRegisterChiefPhysician(_HospitalTask):
 
     def instruction(self, params: HospitalParams) -> Text:
         dep, p = departments()[params.department][0], params.patient.name
-        return Text(
-            f"Register {p.en} with the chief physician of {dep.en} at the earliest time available "
-            "(WeChat hospital registration).",
-            f"在微信医院挂号里给{p.zh}挂{dep.zh}主任医师最早的号。",
-        )
+        return Text("Register {p} with the chief physician of {dep} at the earliest time available (WeChat hospital registration).").format(p=p, dep=dep)
 
     def is_successful(self, world: Any, params: HospitalParams) -> bool:
         dep = world.chat.hospital.departments[params.department]

@@ -58,7 +58,7 @@ class EventParams:
         hh, mm = (int(x) for x in self.time.split(":"))
         en_time = f"{(hh - 1) % 12 + 1}:{mm:02d} {'pm' if hh >= 12 else 'am'}"
         zh_time = f"{'下午' if hh >= 12 else '上午'}{(hh - 1) % 12 + 1}:{mm:02d}"
-        return Text(f"{MONTHS_EN[m - 1]} {d} at {en_time}", f"{m}月{d}日{zh_time}")
+        return Text("{months_en} {d} at {en_time}").format(months_en=Text(str(MONTHS_EN[m - 1]), str(m)), d=d, en_time=Text(str(en_time), str(zh_time)))
 
 
 def event_params(rng: random.Random) -> EventParams:
@@ -94,9 +94,7 @@ class CalendarAddEvent(_Single):
 
     def instruction(self, params: EventParams) -> Text:
         w = params.spoken
-        return Text(
-            f"Add '{params.title.en}' to my calendar on {w.en}.", f"在日历里添加“{params.title.zh}”，时间是{w.zh}。"
-        )
+        return Text("Add '{title}' to my calendar on {w}.").format(title=params.title, w=w)
 
     def setup(self, world: Any, params: EventParams) -> None:
         world.calendar.events = [e for e in world.calendar.events if not text_matches(e.title, params.title)]
@@ -131,9 +129,7 @@ class CalendarDeleteEvent(_Single):
         return DeleteEventParams(params.keep, params.target, params.keep_time, params.target_time)
 
     def instruction(self, params: DeleteEventParams) -> Text:
-        return Text(
-            f"Delete today's '{params.target.en}' event from my calendar.", f"把今天的“{params.target.zh}”日程删掉。"
-        )
+        return Text("Delete today's '{target}' event from my calendar.").format(target=params.target)
 
     def setup(self, world: Any, params: DeleteEventParams) -> None:
         from harness.phoneworld.apps.calendar import Event
@@ -152,8 +148,8 @@ class CalendarDeleteEvent(_Single):
 
     def solve(self, ui: UI, params: DeleteEventParams) -> Iterator[Move]:
         yield from open_app(ui, CALENDAR)
-        yield from ui.tap(Match(text=ui.say(params.target)), T("Open the event.", "打开这个日程。"))
-        yield from ui.tap(rid(CALENDAR, "delete"), T("Delete it.", "删除它。"))
+        yield from ui.tap(Match(text=ui.say(params.target)), T("Open the event."))
+        yield from ui.tap(rid(CALENDAR, "delete"), T("Delete it.", ctx="harness.phoneworld.tasks.single_apps"))
 
 
 # --- Notes ------------------------------------------------------------------------------------------------
@@ -181,10 +177,7 @@ class NotesCreateNote(_Single):
         return replace(params, body=content.other(rng, content.NOTE_BODIES, params.body))
 
     def instruction(self, params: NoteParams) -> Text:
-        return Text(
-            f"Create a note titled '{params.title.en}' that says '{params.body.en}'.",
-            f"新建一条标题为“{params.title.zh}”的备忘录，内容是“{params.body.zh}”。",
-        )
+        return Text("Create a note titled '{title}' that says '{body}'.").format(title=params.title, body=params.body)
 
     def setup(self, world: Any, params: NoteParams) -> None:
         world.notes.notes = [n for n in world.notes.notes if not text_matches(n.title, params.title)]
@@ -215,7 +208,7 @@ class NotesDeleteNote(_Single):
         return DeleteNoteParams(params.keep, params.target)
 
     def instruction(self, params: DeleteNoteParams) -> Text:
-        return Text(f"Delete my note '{params.target.title.en}'.", f"删除我的备忘录“{params.target.title.zh}”。")
+        return Text("Delete my note '{title}'.").format(title=params.target.title)
 
     def setup(self, world: Any, params: DeleteNoteParams) -> None:
         from harness.phoneworld.apps.notes import Note
@@ -232,9 +225,9 @@ class NotesDeleteNote(_Single):
     def solve(self, ui: UI, params: DeleteNoteParams) -> Iterator[Move]:
         yield from open_app(ui, NOTES)
         title = ui.say(params.target.title)
-        yield from ui.long_press(Match(text=title), T(f"Long-press the note '{title}'.", f"长按备忘录“{title}”。"))
+        yield from ui.long_press(Match(text=title), T("Long-press the note '{title}'.").format(title=title))
         yield from ui.tap(
-            Match(rid="android:id/title", text=T("Delete", "删除").get(ui.ui_lang)), T("Choose Delete.", "选择“删除”。")
+            Match(rid="android:id/title", text=T("Delete").get(ui.ui_lang)), T("Choose Delete.", ctx="harness.phoneworld.tasks.single_apps")
         )
 
 
@@ -247,7 +240,7 @@ class AlarmParams:
     label: Text
 
 
-ALARM_LABELS = (Text("Medicine", "吃药"), Text("Walk the dog", "遛狗"), Text("Call mom", "给妈妈打电话"))
+ALARM_LABELS = (Text("Medicine"), Text("Walk the dog"), Text("Call mom"))
 
 
 def spoken_time(time: str) -> Text:
@@ -278,9 +271,7 @@ class ClockSetAlarm(_Single):
 
     def instruction(self, params: AlarmParams) -> Text:
         w = spoken_time(params.time)
-        return Text(
-            f"Set an alarm for {w.en} labelled '{params.label.en}'.", f"设一个{w.zh}的闹钟，标签是“{params.label.zh}”。"
-        )
+        return Text("Set an alarm for {w} labelled '{label}'.").format(w=w, label=params.label)
 
     def setup(self, world: Any, params: AlarmParams) -> None:
         world.deskclock.alarms = [a for a in world.deskclock.alarms if a.time != params.time]
@@ -314,7 +305,7 @@ class ClockTurnOffAlarm(_Single):
 
     def instruction(self, params: TwoAlarmsParams) -> Text:
         w = spoken_time(params.target)
-        return Text(f"Turn off my {w.en} alarm.", f"关掉{w.zh}的闹钟。")
+        return Text("Turn off my {w} alarm.").format(w=w)
 
     def setup(self, world: Any, params: TwoAlarmsParams) -> None:
         from harness.phoneworld.apps.clock import Alarm
@@ -333,7 +324,7 @@ class ClockTurnOffAlarm(_Single):
         yield from open_app(ui, CLOCK)
         yield from ui.scroll_tap(
             Match(rid=f"{CLOCK}:id/onoff", where=lambda e: e.text.startswith(params.target)),
-            T(f"Switch off the {params.target} alarm.", f"关闭 {params.target} 的闹钟。"),
+            T("Switch off the {target} alarm.").format(target=params.target),
             within=rid(CLOCK, "alarm_recycler_view"),
         )
 
@@ -356,7 +347,7 @@ class ClockStartTimer(_Single):
 
     def instruction(self, params: TimerParams) -> Text:
         article = "an" if params.minutes in (8, 11, 18) else "a"
-        return Text(f"Start {article} {params.minutes}-minute timer.", f"开一个 {params.minutes} 分钟的计时器。")
+        return Text("Start {article} {minutes}-minute timer.").format(minutes=params.minutes, article=Text(str(article), ""))
 
     def setup(self, world: Any, params: TimerParams) -> None:
         world.deskclock.timer_started_ms = None
@@ -368,9 +359,9 @@ class ClockStartTimer(_Single):
 
     def solve(self, ui: UI, params: TimerParams) -> Iterator[Move]:
         yield from open_app(ui, CLOCK)
-        yield from ui.tap(rid(CLOCK, "tab_timer"), T("Open the Timer tab.", "打开“计时器”页。"))
-        yield from ui.type_into(rid(CLOCK, "timer_minutes"), str(params.minutes), T("Enter the minutes.", "输入分钟数。"))
-        yield from ui.tap(rid(CLOCK, "timer_start"), T("Start the timer.", "开始计时。"))
+        yield from ui.tap(rid(CLOCK, "tab_timer"), T("Open the Timer tab."))
+        yield from ui.type_into(rid(CLOCK, "timer_minutes"), str(params.minutes), T("Enter the minutes."))
+        yield from ui.tap(rid(CLOCK, "timer_start"), T("Start the timer."))
 
 
 # --- Gallery ----------------------------------------------------------------------------------------------
@@ -396,7 +387,7 @@ class GalleryDeletePhoto(_Single):
         return NoteParams(params.body, params.title)
 
     def instruction(self, params: NoteParams) -> Text:
-        return Text(f"Delete the photo called '{params.title.en}'.", f"删除名为“{params.title.zh}”的照片。")
+        return Text("Delete the photo called '{title}'.").format(title=params.title)
 
     def setup(self, world: Any, params: NoteParams) -> None:
         grant_gallery(world)
@@ -418,8 +409,8 @@ class GalleryDeletePhoto(_Single):
 
     def solve(self, ui: UI, params: NoteParams) -> Iterator[Move]:
         yield from open_photo(ui, ui.say(params.title))
-        yield from ui.tap(rid(GALLERY, "delete"), T("Tap Delete.", "点击“删除”。"))
-        yield from ui.tap(Match(rid="android:id/button1"), T("Confirm.", "确认。"))
+        yield from ui.tap(rid(GALLERY, "delete"), T("Tap Delete."))
+        yield from ui.tap(Match(rid="android:id/button1"), T("Confirm."))
 
 
 # --- Browser ----------------------------------------------------------------------------------------------
@@ -432,12 +423,12 @@ class PageParams:
 
 
 SEARCHABLE = (
-    ("weather", Text("weather", "天气")),
-    ("hospital", Text("hospital", "医院")),
-    ("pharmacy", Text("pharmacy", "药店")),
-    ("recipe", Text("tomato recipe", "西红柿菜谱")),
-    ("train", Text("train timetable", "火车时刻表")),
-    ("news", Text("community news", "社区新闻")),
+    ("weather", Text("weather")),
+    ("hospital", Text("hospital")),
+    ("pharmacy", Text("pharmacy")),
+    ("recipe", Text("tomato recipe")),
+    ("train", Text("train timetable")),
+    ("news", Text("community news")),
 )
 
 
@@ -461,10 +452,7 @@ class BrowserOpenSearchResult(_Single):
 
     def instruction(self, params: PageParams) -> Text:
         t = page_of(params.page).title
-        return Text(
-            f"Search the web for '{params.query.en}' and open the page '{t.en}'.",
-            f"在浏览器里搜索“{params.query.zh}”，打开“{t.zh}”这个网页。",
-        )
+        return Text("Search the web for '{query}' and open the page '{t}'.").format(query=params.query, t=t)
 
     def setup(self, world: Any, params: PageParams) -> None:
         """The browser starts fresh."""
@@ -505,10 +493,7 @@ class ShopAddToCart(_Single):
 
     def instruction(self, params: CartParams) -> Text:
         name = catalogue()[params.product][0]
-        return Text(
-            f"Put {params.qty} × {name.en} in my shopping cart (don't buy yet).",
-            f"把 {params.qty} 件{name.zh}加入购物车（先别买）。",
-        )
+        return Text("Put {qty} × {name} in my shopping cart (don't buy yet).").format(qty=params.qty, name=name)
 
     def setup(self, world: Any, params: CartParams) -> None:
         world.shop.cart.clear()
@@ -547,7 +532,7 @@ def ensure_docs(world: Any, names: tuple[str, ...]) -> None:
             files.files.append(FileEntry(f"task{i}", name, folder, 120, world.text(body)))
 
 
-FOLDER_NAMES = {"Download": Text("Download", "下载"), "Documents": Text("Documents", "文档")}
+FOLDER_NAMES = {"Download": Text("Download"), "Documents": Text("Documents")}
 
 
 def doc_folder(name: str) -> Text:
@@ -566,7 +551,7 @@ class FilesDeleteFile(_Single):
         return FileParams(params.keep, params.name)
 
     def instruction(self, params: FileParams) -> Text:
-        return Text(f"Delete the file {params.name} from my phone.", f"把手机里的文件 {params.name} 删掉。")
+        return Text("Delete the file {name} from my phone.").format(name=params.name)
 
     def setup(self, world: Any, params: FileParams) -> None:
         ensure_docs(world, (params.name, params.keep))
@@ -577,8 +562,8 @@ class FilesDeleteFile(_Single):
 
     def solve(self, ui: UI, params: FileParams) -> Iterator[Move]:
         yield from open_file(ui, doc_folder(params.name), params.name)
-        yield from ui.tap(rid(FILES, "delete"), T("Tap Delete.", "点击“删除”。"))
-        yield from ui.tap(Match(rid="android:id/button1"), T("Confirm.", "确认。"))
+        yield from ui.tap(rid(FILES, "delete"), T("Tap Delete."))
+        yield from ui.tap(Match(rid="android:id/button1"), T("Confirm."))
 
 
 TASKS: tuple[Task, ...] = (

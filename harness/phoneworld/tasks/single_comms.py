@@ -85,10 +85,7 @@ class ContactsAddContact(_Single):
 
     def instruction(self, params: NewContactParams) -> Text:
         p = params.person
-        return Text(
-            f"Add a new contact named {p.name.en} with the number {p.phone}.",
-            f"新建联系人{p.name.zh}，电话号码是 {p.phone}。",
-        )
+        return Text("Add a new contact named {name} with the number {phone}.").format(name=p.name, phone=p.phone)
 
     def setup(self, world: Any, params: NewContactParams) -> None:
         p = params.person
@@ -124,7 +121,7 @@ class PhoneCallContact(_PairTask):
 
     def instruction(self, params: PairParams) -> Text:
         n = params.target.name
-        return Text(f"Call {n.en}.", f"给{n.zh}打电话。")
+        return Text("Call {n}.").format(n=n)
 
     def is_successful(self, world: Any, params: PairParams) -> bool:
         want = digits(params.target.phone)
@@ -132,7 +129,7 @@ class PhoneCallContact(_PairTask):
 
     def solve(self, ui: UI, params: PairParams) -> Iterator[Move]:
         yield from open_contact(ui, params.target.name)
-        yield from ui.tap(rid(PHONE, "call_button"), T("Tap Call.", "点击“呼叫”。"))
+        yield from ui.tap(rid(PHONE, "call_button"), T("Tap Call."))
 
 
 @dataclass(frozen=True)
@@ -152,7 +149,7 @@ class PhoneDialNumber(_Single):
         return NumberParams(content.digits(content.other_phone(rng, params.number)))
 
     def instruction(self, params: NumberParams) -> Text:
-        return Text(f"Dial {params.number} on the keypad and call it.", f"用拨号键盘拨打 {params.number}。")
+        return Text("Dial {number} on the keypad and call it.").format(number=params.number)
 
     def setup(self, world: Any, params: NumberParams) -> None:
         world.phone.calls = [c for c in world.phone.calls if digits(c.number) != params.number]
@@ -162,9 +159,9 @@ class PhoneDialNumber(_Single):
 
     def solve(self, ui: UI, params: NumberParams) -> Iterator[Move]:
         yield from open_app(ui, PHONE)
-        yield from ui.tap(rid(PHONE, "dialpad"), T("Open the keypad.", "打开拨号键盘。"))
-        yield from ui.type_into(rid(PHONE, "digits"), params.number, T("Enter the number.", "输入号码。"))
-        yield from ui.tap(rid(PHONE, "dialpad_call"), T("Tap Call.", "点击“呼叫”。"))
+        yield from ui.tap(rid(PHONE, "dialpad"), T("Open the keypad.", ctx="harness.phoneworld.tasks.single_comms"))
+        yield from ui.type_into(rid(PHONE, "digits"), params.number, T("Enter the number."))
+        yield from ui.tap(rid(PHONE, "dialpad_call"), T("Tap Call."))
 
 
 class ContactsDeleteContact(_PairTask):
@@ -173,7 +170,7 @@ class ContactsDeleteContact(_PairTask):
 
     def instruction(self, params: PairParams) -> Text:
         n = params.target.name
-        return Text(f"Delete the contact {n.en}.", f"删除联系人{n.zh}。")
+        return Text("Delete the contact {n}.").format(n=n)
 
     def is_successful(self, world: Any, params: PairParams) -> bool:
         others = {p.name.en for p in world.people} | {params.decoy.name.en}
@@ -182,8 +179,8 @@ class ContactsDeleteContact(_PairTask):
 
     def solve(self, ui: UI, params: PairParams) -> Iterator[Move]:
         yield from open_contact(ui, params.target.name)
-        yield from ui.tap(rid(PHONE, "delete_button"), T("Tap 'Delete contact'.", "点击“删除联系人”。"))
-        yield from ui.tap(Match(rid="android:id/button1"), T("Confirm the deletion.", "确认删除。"))
+        yield from ui.tap(rid(PHONE, "delete_button"), T("Tap 'Delete contact'."))
+        yield from ui.tap(Match(rid="android:id/button1"), T("Confirm the deletion."))
 
 
 # --- Messages ---------------------------------------------------------------------------------------------
@@ -213,7 +210,7 @@ class MessagesSendText(_MessageTask):
 
     def instruction(self, params: SmsParams) -> Text:
         n, b = params.target.name, params.body
-        return Text(f'Text {n.en}: "{b.en}"', f"给{n.zh}发短信：“{b.zh}”")
+        return Text("Text {n}: \"{b}\"").format(n=n, b=b)
 
     def setup(self, world: Any, params: SmsParams) -> None:
         put_contact(world, params.target)
@@ -259,10 +256,7 @@ class MailSendMail(_Single):
 
     def instruction(self, params: MailParams) -> Text:
         p = params.target
-        return Text(
-            f"Email {p.name.en} at {p.email} with the subject '{params.subject.en}' and the text '{params.body.en}'.",
-            f"给{p.name.zh}（{p.email}）发一封邮件，主题是“{params.subject.zh}”，正文是“{params.body.zh}”。",
-        )
+        return Text("Email {name} at {email} with the subject '{subject}' and the text '{body}'.").format(name=p.name, email=p.email, subject=params.subject, body=params.body)
 
     def setup(self, world: Any, params: MailParams) -> None:
         put_contact(world, params.target)
@@ -301,7 +295,7 @@ class MailDeleteMail(_Single):
         return DeleteMailParams(params.keep, params.subject)
 
     def instruction(self, params: DeleteMailParams) -> Text:
-        return Text(f"Delete the mail '{params.subject.en}'.", f"删除邮件“{params.subject.zh}”。")
+        return Text("Delete the mail '{subject}'.").format(subject=params.subject)
 
     def setup(self, world: Any, params: DeleteMailParams) -> None:
         """The seeded inbox already holds every one of these mails."""
@@ -314,7 +308,7 @@ class MailDeleteMail(_Single):
 
     def solve(self, ui: UI, params: DeleteMailParams) -> Iterator[Move]:
         yield from open_mail(ui, ui.say(params.subject))
-        yield from ui.tap(rid(MAIL, "delete"), T("Delete the mail.", "删除这封邮件。"))
+        yield from ui.tap(rid(MAIL, "delete"), T("Delete the mail."))
 
 
 # --- Chat -----------------------------------------------------------------------------------------------------
@@ -327,7 +321,7 @@ class ChatSendMessage(_MessageTask):
 
     def instruction(self, params: SmsParams) -> Text:
         n, b = params.target.name, params.body
-        return Text(f'Send {n.en} a WeChat message: "{b.en}"', f"用微信给{n.zh}发消息：“{b.zh}”")
+        return Text("Send {n} a WeChat message: \"{b}\"").format(n=n, b=b)
 
     def setup(self, world: Any, params: SmsParams) -> None:
         put_chat(world, params.decoy)

@@ -49,7 +49,7 @@ class SettingsTurnOnWifi(_SettingsTask):
     changes = ("settings.wifi",)
 
     def instruction(self, params: NoParams) -> Text:
-        return Text("Turn on Wi-Fi.", "打开 WLAN。")
+        return Text("Turn on Wi-Fi.")
 
     def setup(self, world: Any, params: NoParams) -> None:
         world.settings.wifi = False
@@ -60,10 +60,10 @@ class SettingsTurnOnWifi(_SettingsTask):
 
     def solve(self, ui: UI, params: NoParams) -> Iterator[Move]:
         yield from open_settings(ui)
-        yield from ui.tap(rid("wifi_settings"), T("Open the Wi-Fi settings.", "打开 WLAN 设置。"))
+        yield from ui.tap(rid("wifi_settings"), T("Open the Wi-Fi settings."))
         switch = ui.need(rid("switch_widget"))
         if not switch.checked:
-            yield from ui.tap(switch, T("Switch Wi-Fi on.", "打开 WLAN 开关。"))
+            yield from ui.tap(switch, T("Switch Wi-Fi on."))
 
 
 class SettingsTurnOffBluetooth(_SettingsTask):
@@ -71,7 +71,7 @@ class SettingsTurnOffBluetooth(_SettingsTask):
     changes = ("settings.bluetooth",)
 
     def instruction(self, params: NoParams) -> Text:
-        return Text("Turn off Bluetooth.", "关闭蓝牙。")
+        return Text("Turn off Bluetooth.")
 
     def setup(self, world: Any, params: NoParams) -> None:
         world.settings.bluetooth = True
@@ -81,10 +81,10 @@ class SettingsTurnOffBluetooth(_SettingsTask):
 
     def solve(self, ui: UI, params: NoParams) -> Iterator[Move]:
         yield from open_settings(ui)
-        yield from ui.tap(rid("bluetooth_settings"), T("Open the Bluetooth settings.", "打开蓝牙设置。"))
+        yield from ui.tap(rid("bluetooth_settings"), T("Open the Bluetooth settings."))
         switch = ui.need(rid("switch_widget"))
         if switch.checked:
-            yield from ui.tap(switch, T("Switch Bluetooth off.", "关闭蓝牙开关。"))
+            yield from ui.tap(switch, T("Switch Bluetooth off."))
 
 
 class SettingsTurnOnBluetooth(_SettingsTask):
@@ -92,7 +92,7 @@ class SettingsTurnOnBluetooth(_SettingsTask):
     changes = ("settings.bluetooth",)
 
     def instruction(self, params: NoParams) -> Text:
-        return Text("Turn on Bluetooth.", "打开蓝牙。")
+        return Text("Turn on Bluetooth.")
 
     def setup(self, world: Any, params: NoParams) -> None:
         world.settings.bluetooth = False
@@ -102,10 +102,10 @@ class SettingsTurnOnBluetooth(_SettingsTask):
 
     def solve(self, ui: UI, params: NoParams) -> Iterator[Move]:
         yield from open_settings(ui)
-        yield from ui.tap(rid("bluetooth_settings"), T("Open the Bluetooth settings.", "打开蓝牙设置。"))
+        yield from ui.tap(rid("bluetooth_settings"), T("Open the Bluetooth settings."))
         switch = ui.need(rid("switch_widget"))
         if not switch.checked:
-            yield from ui.tap(switch, T("Switch Bluetooth on.", "打开蓝牙开关。"))
+            yield from ui.tap(switch, T("Switch Bluetooth on."))
 
 
 class SettingsTurnOnAirplaneMode(_SettingsTask):
@@ -113,7 +113,7 @@ class SettingsTurnOnAirplaneMode(_SettingsTask):
     changes = ("settings.airplane", "settings.wifi", "settings.bluetooth")
 
     def instruction(self, params: NoParams) -> Text:
-        return Text("Turn on airplane mode.", "打开飞行模式。")
+        return Text("Turn on airplane mode.")
 
     def setup(self, world: Any, params: NoParams) -> None:
         world.settings.airplane = False
@@ -125,7 +125,7 @@ class SettingsTurnOnAirplaneMode(_SettingsTask):
         yield from open_settings(ui)
         switch = ui.need(rid("airplane_mode"))
         if not switch.checked:
-            yield from ui.tap(switch, T("Switch airplane mode on.", "打开飞行模式开关。"))
+            yield from ui.tap(switch, T("Switch airplane mode on."))
 
 
 class SettingsTurnOnDarkTheme(_SettingsTask):
@@ -133,7 +133,7 @@ class SettingsTurnOnDarkTheme(_SettingsTask):
     changes = ("settings.dark_mode",)
 
     def instruction(self, params: NoParams) -> Text:
-        return Text("Switch the phone to the dark theme.", "把手机切换到深色主题。")
+        return Text("Switch the phone to the dark theme.")
 
     def setup(self, world: Any, params: NoParams) -> None:
         world.settings.dark_mode = False
@@ -143,10 +143,10 @@ class SettingsTurnOnDarkTheme(_SettingsTask):
 
     def solve(self, ui: UI, params: NoParams) -> Iterator[Move]:
         yield from open_settings(ui)
-        yield from ui.tap(rid("display_settings"), T("Open the display settings.", "打开显示设置。"))
+        yield from ui.tap(rid("display_settings"), T("Open the display settings."))
         switch = ui.need(rid("dark_ui_mode"))
         if not switch.checked:
-            yield from ui.tap(switch, T("Turn on the dark theme.", "打开深色主题。"))
+            yield from ui.tap(switch, T("Turn on the dark theme."))
 
 
 class SettingsTurnOffLocation(_SettingsTask):
@@ -154,7 +154,7 @@ class SettingsTurnOffLocation(_SettingsTask):
     changes = ("settings.location",)
 
     def instruction(self, params: NoParams) -> Text:
-        return Text("Turn off location.", "关闭位置信息。")
+        return Text("Turn off location.")
 
     def setup(self, world: Any, params: NoParams) -> None:
         world.settings.location = True
@@ -165,10 +165,10 @@ class SettingsTurnOffLocation(_SettingsTask):
 
     def solve(self, ui: UI, params: NoParams) -> Iterator[Move]:
         yield from open_settings(ui)
-        yield from ui.tap(rid("security_settings"), T("Open the security settings.", "打开安全设置。"))
+        yield from ui.tap(rid("security_settings"), T("Open the security settings."))
         switch = ui.need(rid("location"))
         if switch.checked:
-            yield from ui.tap(switch, T("Switch location off.", "关闭位置信息开关。"))
+            yield from ui.tap(switch, T("Switch location off."))
 
 
 @dataclass(frozen=True)
@@ -192,7 +192,7 @@ class SettingsSetBrightness(_SettingsTask):
         return BrightnessParams(rng.choice([v for v in self.LEVELS if abs(v - params.percent) >= 20]))
 
     def instruction(self, params: BrightnessParams) -> Text:
-        return Text(f"Set the screen brightness to {params.percent}%.", f"把屏幕亮度调到 {params.percent}%。")
+        return Text("Set the screen brightness to {percent}%.").format(percent=params.percent)
 
     def setup(self, world: Any, params: BrightnessParams) -> None:
         # Start well away from the target so an untouched phone never passes.
@@ -204,7 +204,7 @@ class SettingsSetBrightness(_SettingsTask):
 
     def solve(self, ui: UI, params: BrightnessParams) -> Iterator[Move]:
         yield from open_settings(ui)
-        yield from ui.tap(rid("display_settings"), T("Open the display settings.", "打开显示设置。"))
+        yield from ui.tap(rid("display_settings"), T("Open the display settings."))
         slider = ui.need(rid("brightness_slider"))
         left, top, right, bottom = slider.bounds
         # The slider's track starts 40 px in from each side.
@@ -212,7 +212,7 @@ class SettingsSetBrightness(_SettingsTask):
         x = min(max(x, left), right - 1)
         yield Move(
             Action.click(x, (top + bottom) // 2),
-            T(f"Tap the slider at {params.percent}%.", f"点击亮度条的 {params.percent}% 处。"),
+            T("Tap the slider at {percent}%.").format(percent=params.percent),
         )
 
 
@@ -223,9 +223,9 @@ class FontParams:
 
 
 FONT_OPTIONS = (
-    (0.85, Text("Small", "小")),
-    (1.15, Text("Large", "大")),
-    (1.3, Text("Largest", "最大")),
+    (0.85, Text("Small")),
+    (1.15, Text("Large")),
+    (1.3, Text("Largest")),
 )
 
 
@@ -242,9 +242,7 @@ class SettingsSetFontSize(_SettingsTask):
         return FontParams(scale, name)
 
     def instruction(self, params: FontParams) -> Text:
-        return Text(
-            f"Make the font size '{params.name.en}'.", f"把字体大小设为“{params.name.zh}”。"
-        )
+        return Text("Make the font size '{name}'.").format(name=params.name)
 
     def setup(self, world: Any, params: FontParams) -> None:
         world.settings.font_scale = 1.0
@@ -254,12 +252,12 @@ class SettingsSetFontSize(_SettingsTask):
 
     def solve(self, ui: UI, params: FontParams) -> Iterator[Move]:
         yield from open_settings(ui)
-        yield from ui.tap(rid("display_settings"), T("Open the display settings.", "打开显示设置。"))
-        yield from ui.tap(rid("font_size"), T("Open the font size options.", "打开字体大小选项。"))
+        yield from ui.tap(rid("display_settings"), T("Open the display settings."))
+        yield from ui.tap(rid("font_size"), T("Open the font size options."))
         name = ui.say(params.name)
         yield from ui.tap(
             Match(rid=f"{SETTINGS}:id/font_option", text=name),
-            T(f"Choose '{params.name.en}'.", f"选择“{params.name.zh}”。"),
+            T("Choose '{name}'.").format(name=params.name),
         )
 
 
@@ -268,7 +266,7 @@ class LanguageParams:
     target: str  # "en" | "zh"
 
 
-LANGUAGE_NAMES = {"en": Text("English", "英语"), "zh": Text("Chinese", "中文")}
+LANGUAGE_NAMES = {"en": Text("English"), "zh": Text("Chinese")}
 LOCALE_LABELS = {"en": "English", "zh": "中文（简体）"}
 
 
@@ -288,7 +286,7 @@ class SettingsChangeLanguage(_SettingsTask):
 
     def instruction(self, params: LanguageParams) -> Text:
         name = LANGUAGE_NAMES[params.target]
-        return Text(f"Change the phone's language to {name.en}.", f"把手机语言改成{name.zh}。")
+        return Text("Change the phone's language to {name}.").format(name=name)
 
     def setup(self, world: Any, params: LanguageParams) -> None:
         world.language = "zh" if params.target == "en" else "en"
@@ -298,10 +296,10 @@ class SettingsChangeLanguage(_SettingsTask):
 
     def solve(self, ui: UI, params: LanguageParams) -> Iterator[Move]:
         yield from open_settings(ui)
-        yield from ui.tap(rid("language_settings"), T("Open the language settings.", "打开语言设置。"))
+        yield from ui.tap(rid("language_settings"), T("Open the language settings."))
         yield from ui.tap(
             Match(rid=f"{SETTINGS}:id/locale", text=LOCALE_LABELS[params.target]),
-            T(f"Pick {LANGUAGE_NAMES[params.target].en}.", f"选择{LANGUAGE_NAMES[params.target].zh}。"),
+            T("Pick {language_names}.").format(language_names=LANGUAGE_NAMES[params.target]),
         )
 
 
@@ -326,9 +324,7 @@ class SettingsConnectWifiNetwork(_SettingsTask):
         return NetworkParams(params.networks, rng.choice([n for n in params.networks[1:] if n != params.target]))
 
     def instruction(self, params: NetworkParams) -> Text:
-        return Text(
-            f"Connect the phone to the Wi-Fi network {params.target}.", f"让手机连接 WLAN 网络 {params.target}。"
-        )
+        return Text("Connect the phone to the Wi-Fi network {target}.").format(target=params.target)
 
     def setup(self, world: Any, params: NetworkParams) -> None:
         s = world.settings
@@ -343,10 +339,10 @@ class SettingsConnectWifiNetwork(_SettingsTask):
 
     def solve(self, ui: UI, params: NetworkParams) -> Iterator[Move]:
         yield from open_settings(ui)
-        yield from ui.tap(rid("wifi_settings"), T("Open the Wi-Fi settings.", "打开 WLAN 设置。"))
+        yield from ui.tap(rid("wifi_settings"), T("Open the Wi-Fi settings."))
         yield from ui.scroll_tap(
             Match(text=params.target),
-            T(f"Tap the network {params.target}.", f"点击网络 {params.target}。"),
+            T("Tap the network {target}.").format(target=params.target),
         )
 
 

@@ -23,8 +23,8 @@ EXPENSES = "com.phoneworld.expenses"
 RECIPES = "com.phoneworld.recipes"
 
 NEW_TODOS = (
-    Text("Renew the bus pass", "续办公交卡"), Text("Ring the plumber", "给水管工打电话"),
-    Text("Buy stamps", "买邮票"), Text("Pick up glasses", "取眼镜"), Text("Send the rent", "交房租"),
+    Text("Renew the bus pass"), Text("Ring the plumber"),
+    Text("Buy stamps"), Text("Pick up glasses"), Text("Send the rent"),
 )
 
 
@@ -62,7 +62,7 @@ class HoTodoAddItem(_Held):
         return NewTodo(next(t for t in NEW_TODOS if t != params.title), params.due_days)
 
     def instruction(self, p: NewTodo) -> Text:
-        return Text(f"Put “{p.title.en}” on my to-do list.", f"在待办里加上“{p.title.zh}”。")
+        return Text("Put “{title}” on my to-do list.").format(title=p.title)
 
     def setup(self, world: Any, p: NewTodo) -> None:
         pass
@@ -80,12 +80,12 @@ class HoTodoAddItem(_Held):
     def solve(self, ui: UI, p: NewTodo) -> Iterator[Move]:
         title = p.title.get(ui.ui_lang)
         yield from open_app(ui, TODO)
-        yield from ui.tap(rid(TODO, "new_item"), T("Add a new task.", "添加一条待办。"))
-        yield from ui.type_into(rid(TODO, "item_title"), title, T(f"Type “{p.title.en}”.", f"输入“{p.title.zh}”。"))
+        yield from ui.tap(rid(TODO, "new_item"), T("Add a new task."))
+        yield from ui.type_into(rid(TODO, "item_title"), title, T("Type “{title}”.").format(title=p.title))
         if p.due_days >= 0 and ui.world is not None:
             due = self._due(ui.world, p)
-            yield from ui.type_into(rid(TODO, "item_due"), due, T(f"Set the date {due}.", f"填写日期 {due}。"))
-        yield from ui.tap(rid(TODO, "save"), T("Save it.", "保存。"))
+            yield from ui.type_into(rid(TODO, "item_due"), due, T("Set the date {due}.").format(due=due))
+        yield from ui.tap(rid(TODO, "save"), T("Save it."))
 
 
 class HoTodoAddItemWithDate(HoTodoAddItem):
@@ -99,8 +99,7 @@ class HoTodoAddItemWithDate(HoTodoAddItem):
 
     def instruction(self, p: NewTodo) -> Text:
         when = {1: ("tomorrow", "明天"), 2: ("the day after tomorrow", "后天"), 3: ("in three days", "三天后")}[p.due_days]
-        return Text(f"Remind me on my to-do list to “{p.title.en}”, due {when[0]}.",
-                    f"在待办里记一条“{p.title.zh}”，{when[1]}截止。")
+        return Text("Remind me on my to-do list to “{title}”, due {when}.").format(title=p.title, when=Text(str(when[0]), str(when[1])))
 
 
 @dataclass(frozen=True)
@@ -128,7 +127,7 @@ class HoTodoTickItem(_TodoItemTask):
 
     def instruction(self, p: PickItem) -> Text:
         n = ("first", "second", "third")[p.index]
-        return Text(f"I've done the {n} thing on my to-do list; tick it off.", f"待办里第{'一二三'[p.index]}件事做完了，帮我勾掉。")
+        return Text("I've done the {n} thing on my to-do list; tick it off.").format(n=Text(str(n), str('一二三'[p.index])))
 
     def is_successful(self, world: Any, p: PickItem) -> bool:
         items = world.todo.items
@@ -137,7 +136,7 @@ class HoTodoTickItem(_TodoItemTask):
     def solve(self, ui: UI, p: PickItem) -> Iterator[Move]:
         yield from open_app(ui, TODO)
         boxes = ui.find_all(rid(TODO, "done"))
-        yield from ui.tap(boxes[p.index], T("Tick the item.", "勾选这一项。"))
+        yield from ui.tap(boxes[p.index], T("Tick the item."))
 
 
 class HoTodoDeleteItem(_TodoItemTask):
@@ -145,7 +144,7 @@ class HoTodoDeleteItem(_TodoItemTask):
 
     def instruction(self, p: PickItem) -> Text:
         n = ("first", "second", "third")[p.index]
-        return Text(f"Remove the {n} task from my to-do list.", f"把待办里的第{'一二三'[p.index]}项删掉。")
+        return Text("Remove the {n} task from my to-do list.").format(n=Text(str(n), str('一二三'[p.index])))
 
     def is_successful(self, world: Any, p: PickItem) -> bool:
         start = list(world.start_state["todo"]["items"])
@@ -154,8 +153,8 @@ class HoTodoDeleteItem(_TodoItemTask):
 
     def solve(self, ui: UI, p: PickItem) -> Iterator[Move]:
         yield from open_app(ui, TODO)
-        yield from ui.long_press(ui.find_all(rid(TODO, "todo_item"))[p.index], T("Long-press the item.", "长按这一项。"))
-        yield from ui.tap(Match(text=Text("Delete", "删除").get(ui.ui_lang)), T("Choose Delete.", "选择删除。"))
+        yield from ui.long_press(ui.find_all(rid(TODO, "todo_item"))[p.index], T("Long-press the item."))
+        yield from ui.tap(Match(text=Text("Delete").get(ui.ui_lang)), T("Choose Delete."))
 
 
 class HoTodoRenameItem(_TodoItemTask):
@@ -163,8 +162,7 @@ class HoTodoRenameItem(_TodoItemTask):
 
     def instruction(self, p: PickItem) -> Text:
         n = ("first", "second", "third")[p.index]
-        return Text(f"Change the {n} to-do to say “{NEW_TODOS[p.index].en}”.",
-                    f"把第{'一二三'[p.index]}条待办改成“{NEW_TODOS[p.index].zh}”。")
+        return Text("Change the {n} to-do to say “{new_todos}”.").format(n=Text(str(n), str('一二三'[p.index])), new_todos=NEW_TODOS[p.index])
 
     def is_successful(self, world: Any, p: PickItem) -> bool:
         items = world.todo.items
@@ -176,19 +174,19 @@ class HoTodoRenameItem(_TodoItemTask):
         yield from open_app(ui, TODO)
         item = ui.find_all(rid(TODO, "todo_item"))[p.index]
         old = item.text.split(" · ")[0]
-        yield from ui.tap(item, T("Open the item.", "打开这一项。"))
+        yield from ui.tap(item, T("Open the item."))
         yield from ui.type_into(rid(TODO, "item_title"), NEW_TODOS[p.index].get(ui.ui_lang),
-                                T("Type the new wording.", "输入新的内容。"), replace=old)
-        yield from ui.tap(rid(TODO, "save"), T("Save it.", "保存。"))
+                                T("Type the new wording."), replace=old)
+        yield from ui.tap(rid(TODO, "save"), T("Save it."))
 
 
 # --- expenses ---------------------------------------------------------------------------------------
 
-CATS = {"food": Text("food", "餐饮"), "transport": Text("transport", "交通"), "health": Text("health", "医疗"),
-        "home": Text("home", "居家")}
+CATS = {"food": Text("food"), "transport": Text("transport"), "health": Text("health"),
+        "home": Text("home")}
 SPENDS = (
-    (Text("Pharmacy", "药店"), "health"), (Text("Train ticket", "火车票"), "transport"),
-    (Text("Noodles", "面条"), "food"), (Text("Curtains", "窗帘"), "home"),
+    (Text("Pharmacy"), "health"), (Text("Train ticket"), "transport"),
+    (Text("Noodles"), "food"), (Text("Curtains"), "home"),
 )
 
 
@@ -211,8 +209,7 @@ class HoExpensesAdd(_Held):
         return replace(p, amount=p.amount + 10)  # the right expense with the wrong amount
 
     def instruction(self, p: Spend) -> Text:
-        return Text(f"Log {p.amount:.0f} spent on “{p.name.en}” under {CATS[p.category].en} in my expenses.",
-                    f"记一笔账：“{p.name.zh}”花了{p.amount:.0f}元，类别是{CATS[p.category].zh}。")
+        return Text("Log {amount:.0f} spent on “{name}” under {cats} in my expenses.").format(amount=p.amount, name=p.name, cats=CATS[p.category])
 
     def setup(self, world: Any, p: Spend) -> None:
         pass
@@ -226,11 +223,11 @@ class HoExpensesAdd(_Held):
     def solve(self, ui: UI, p: Spend) -> Iterator[Move]:
         lang = ui.ui_lang
         yield from open_app(ui, EXPENSES)
-        yield from ui.tap(rid(EXPENSES, "new_expense"), T("Add an expense.", "记一笔。"))
-        yield from ui.type_into(rid(EXPENSES, "expense_name"), p.name.get(lang), T("Type what it was for.", "填写用途。"))
-        yield from ui.type_into(rid(EXPENSES, "expense_amount"), f"{p.amount:.0f}", T("Type the amount.", "填写金额。"))
-        yield from ui.tap(rid(EXPENSES, f"cat_{p.category}"), T("Pick the category.", "选择类别。"))
-        yield from ui.tap(rid(EXPENSES, "save"), T("Save it.", "保存。"))
+        yield from ui.tap(rid(EXPENSES, "new_expense"), T("Add an expense."))
+        yield from ui.type_into(rid(EXPENSES, "expense_name"), p.name.get(lang), T("Type what it was for."))
+        yield from ui.type_into(rid(EXPENSES, "expense_amount"), f"{p.amount:.0f}", T("Type the amount."))
+        yield from ui.tap(rid(EXPENSES, f"cat_{p.category}"), T("Pick the category."))
+        yield from ui.tap(rid(EXPENSES, "save"), T("Save it."))
 
 
 class HoExpensesDelete(_Held):
@@ -245,7 +242,7 @@ class HoExpensesDelete(_Held):
 
     def instruction(self, p: PickItem) -> Text:
         n = ("first", "second", "third", "fourth")[p.index]
-        return Text(f"The {n} expense in my log was a mistake; delete it.", f"记账里第{'一二三四'[p.index]}笔记错了，删掉它。")
+        return Text("The {n} expense in my log was a mistake; delete it.").format(n=Text(str(n), str('一二三四'[p.index])))
 
     def setup(self, world: Any, p: PickItem) -> None:
         pass
@@ -256,8 +253,8 @@ class HoExpensesDelete(_Held):
 
     def solve(self, ui: UI, p: PickItem) -> Iterator[Move]:
         yield from open_app(ui, EXPENSES)
-        yield from ui.long_press(ui.find_all(rid(EXPENSES, "expense_item"))[p.index], T("Long-press it.", "长按这一笔。"))
-        yield from ui.tap(Match(text=Text("Delete", "删除").get(ui.ui_lang)), T("Choose Delete.", "选择删除。"))
+        yield from ui.long_press(ui.find_all(rid(EXPENSES, "expense_item"))[p.index], T("Long-press it."))
+        yield from ui.tap(Match(text=Text("Delete").get(ui.ui_lang)), T("Choose Delete."))
 
 
 class HoExpensesFixAmount(HoExpensesDelete):
@@ -265,8 +262,7 @@ class HoExpensesFixAmount(HoExpensesDelete):
 
     def instruction(self, p: PickItem) -> Text:
         n = ("first", "second", "third", "fourth")[p.index]
-        return Text(f"The {n} expense should be 5 more than it says; correct the amount.",
-                    f"记账里第{'一二三四'[p.index]}笔少记了5元，把金额改对。")
+        return Text("The {n} expense should be 5 more than it says; correct the amount.").format(n=Text(str(n), str('一二三四'[p.index])))
 
     def is_successful(self, world: Any, p: PickItem) -> bool:
         start = list(world.start_state["expenses"]["expenses"].values())
@@ -278,12 +274,12 @@ class HoExpensesFixAmount(HoExpensesDelete):
     def solve(self, ui: UI, p: PickItem) -> Iterator[Move]:
         yield from open_app(ui, EXPENSES)
         item = ui.find_all(rid(EXPENSES, "expense_item"))[p.index]
-        yield from ui.tap(item, T("Open the expense.", "打开这一笔。"))
+        yield from ui.tap(item, T("Open the expense."))
         old = ui.need(rid(EXPENSES, "expense_amount")).text
         new = f"{float(old) + 5:.2f}"
-        yield from ui.type_into(rid(EXPENSES, "expense_amount"), new, T(f"Change the amount to {new}.", f"把金额改成 {new}。"),
+        yield from ui.type_into(rid(EXPENSES, "expense_amount"), new, T("Change the amount to {new}.").format(new=new),
                                 replace=old)
-        yield from ui.tap(rid(EXPENSES, "save"), T("Save it.", "保存。"))
+        yield from ui.tap(rid(EXPENSES, "save"), T("Save it."))
 
 
 # --- recipes ----------------------------------------------------------------------------------------
@@ -311,7 +307,7 @@ class _RecipeTask(_Held):
 
     def open_recipe(self, ui: UI, p: PickRecipe) -> Iterator[Move]:
         yield from open_app(ui, RECIPES)
-        yield from ui.tap(ui.find_all(rid(RECIPES, "recipe_item"))[p.index], T("Open the recipe.", "打开菜谱。"))
+        yield from ui.tap(ui.find_all(rid(RECIPES, "recipe_item"))[p.index], T("Open the recipe."))
 
 
 def _nth(i: int) -> tuple[str, str]:
@@ -323,14 +319,14 @@ class HoRecipeFavourite(_RecipeTask):
 
     def instruction(self, p: PickRecipe) -> Text:
         en, zh = _nth(p.index)
-        return Text(f"Save the {en} recipe in my cookbook as a favourite.", f"把菜谱里第{zh}道菜收藏起来。")
+        return Text("Save the {en} recipe in my cookbook as a favourite.").format(en=Text(str(en), str(zh)))
 
     def is_successful(self, world: Any, p: PickRecipe) -> bool:
         return [r.favourite for r in world.recipes.recipes] == [i == p.index for i in range(len(world.recipes.recipes))]
 
     def solve(self, ui: UI, p: PickRecipe) -> Iterator[Move]:
         yield from self.open_recipe(ui, p)
-        yield from ui.tap(rid(RECIPES, "favourite"), T("Switch Favourite on.", "打开“收藏”。"))
+        yield from ui.tap(rid(RECIPES, "favourite"), T("Switch Favourite on."))
 
 
 class HoRecipeServings(_RecipeTask):
@@ -338,7 +334,7 @@ class HoRecipeServings(_RecipeTask):
 
     def instruction(self, p: PickRecipe) -> Text:
         en, zh = _nth(p.index)
-        return Text(f"Set the {en} recipe to {p.servings} servings.", f"把第{zh}道菜谱的份数调成{p.servings}份。")
+        return Text("Set the {en} recipe to {servings} servings.").format(en=Text(str(en), str(zh)), servings=p.servings)
 
     def perturb(self, p: PickRecipe, rng: random.Random) -> PickRecipe:
         return replace(p, servings=p.servings + 1)  # the right recipe, the wrong number
@@ -355,7 +351,7 @@ class HoRecipeServings(_RecipeTask):
             if now == p.servings:
                 return
             which = "more" if now < p.servings else "fewer"
-            yield from ui.tap(rid(RECIPES, which), T("Change the servings by one.", "份数调一份。"))
+            yield from ui.tap(rid(RECIPES, which), T("Change the servings by one."))
 
 
 class HoRecipeDelete(_RecipeTask):
@@ -363,7 +359,7 @@ class HoRecipeDelete(_RecipeTask):
 
     def instruction(self, p: PickRecipe) -> Text:
         en, zh = _nth(p.index)
-        return Text(f"I never cook the {en} recipe; delete it.", f"第{zh}道菜我从来不做，把它删了。")
+        return Text("I never cook the {en} recipe; delete it.").format(en=Text(str(en), str(zh)))
 
     def is_successful(self, world: Any, p: PickRecipe) -> bool:
         start = list(world.start_state["recipes"]["recipes"])
@@ -371,7 +367,7 @@ class HoRecipeDelete(_RecipeTask):
 
     def solve(self, ui: UI, p: PickRecipe) -> Iterator[Move]:
         yield from self.open_recipe(ui, p)
-        yield from ui.tap(rid(RECIPES, "delete"), T("Delete the recipe.", "删除这道菜谱。"))
+        yield from ui.tap(rid(RECIPES, "delete"), T("Delete the recipe."))
 
 
 class HoRecipeToTodo(_RecipeTask):
@@ -386,8 +382,7 @@ class HoRecipeToTodo(_RecipeTask):
 
     def instruction(self, p: PickRecipe) -> Text:
         en, zh = _nth(p.index)
-        return Text(f"Look up the {en} recipe and add “Buy” plus its first ingredient to my to-do list.",
-                    f"查一下第{zh}道菜的配料，在待办里加一条“买”加上第一样配料。")
+        return Text("Look up the {en} recipe and add “Buy” plus its first ingredient to my to-do list.").format(en=Text(str(en), str(zh)))
 
     def _first(self, world: Any, p: PickRecipe) -> Text:
         r = world.recipes.recipes[p.index]
@@ -397,7 +392,7 @@ class HoRecipeToTodo(_RecipeTask):
         start = set(world.start_state["todo"]["items"])
         new = [t for t in world.todo.items if t.id not in start]
         first = self._first(world, p)
-        want = Text(f"Buy {first.en}", f"买{first.zh}")
+        want = Text("Buy {first}").format(first=first)
         return len(new) == 1 and same(new[0].title, want)
 
     def solve(self, ui: UI, p: PickRecipe) -> Iterator[Move]:
@@ -406,10 +401,10 @@ class HoRecipeToTodo(_RecipeTask):
         first = text.split("," if ui.ui_lang == "en" else "、")[0].strip()
         yield from ui.home()
         yield from open_app(ui, TODO)
-        yield from ui.tap(rid(TODO, "new_item"), T("Add a new task.", "添加一条待办。"))
+        yield from ui.tap(rid(TODO, "new_item"), T("Add a new task."))
         words = f"Buy {first}" if ui.ui_lang == "en" else f"买{first}"
-        yield from ui.type_into(rid(TODO, "item_title"), words, T(f"Type “{words}”.", f"输入“{words}”。"))
-        yield from ui.tap(rid(TODO, "save"), T("Save it.", "保存。"))
+        yield from ui.type_into(rid(TODO, "item_title"), words, T("Type “{words}”.").format(words=words))
+        yield from ui.tap(rid(TODO, "save"), T("Save it."))
 
 
 TASKS = (

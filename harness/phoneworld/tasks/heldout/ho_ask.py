@@ -49,7 +49,7 @@ class _Ask(Task):
         return ScriptedUser(world, self.script(params), lang)
 
     def ask(self, ui: UI) -> Iterator[Move]:
-        yield Move(Action.call_user(self.question.get(ui.ui_lang)), T("Ask the user what is missing.", "问用户缺少的信息。"))
+        yield Move(Action.call_user(self.question.get(ui.ui_lang)), T("Ask the user what is missing."))
 
 
 # --- a missing fact --------------------------------------------------------------------------------
@@ -63,7 +63,7 @@ class Amount:
 class HoAskExpenseAmount(_Ask):
     id = "HoAskExpenseAmount"
     apps = (EXPENSES,)
-    question = Text("How much was the taxi?", "打车花了多少钱？")
+    question = Text("How much was the taxi?")
 
     def params(self, rng: random.Random) -> Amount:
         return Amount(rng.randrange(18, 90))
@@ -72,10 +72,10 @@ class HoAskExpenseAmount(_Ask):
         return Amount(p.amount + 7)  # a guessed amount
 
     def script(self, p: Amount):
-        return ((("how much", "amount", "cost", "price", "多少", "金额", "钱"), Text(f"It was {p.amount}.", f"{p.amount}元。")),)
+        return ((("how much", "amount", "cost", "price", "多少", "金额", "钱"), Text("It was {amount}.").format(amount=p.amount)),)
 
     def instruction(self, p: Amount) -> Text:
-        return Text("Log this morning's taxi in my expenses, under transport.", "把今天早上打车的钱记到账上，类别是交通。")
+        return Text("Log this morning's taxi in my expenses, under transport.")
 
     def setup(self, world: Any, p: Amount) -> None:
         pass
@@ -91,11 +91,11 @@ class HoAskExpenseAmount(_Ask):
         from harness.phoneworld.tasks.flows import open_app
 
         yield from open_app(ui, EXPENSES)
-        yield from ui.tap(rid(EXPENSES, "new_expense"), T("Add an expense.", "记一笔。"))
-        yield from ui.type_into(rid(EXPENSES, "expense_name"), Text("Taxi", "打车").get(ui.ui_lang), T("Type what it was for.", "填写用途。"))
-        yield from ui.type_into(rid(EXPENSES, "expense_amount"), str(p.amount), T("Type the amount the user said.", "填写用户说的金额。"))
-        yield from ui.tap(rid(EXPENSES, "cat_transport"), T("Pick Transport.", "选择交通。"))
-        yield from ui.tap(rid(EXPENSES, "save"), T("Save it.", "保存。"))
+        yield from ui.tap(rid(EXPENSES, "new_expense"), T("Add an expense."))
+        yield from ui.type_into(rid(EXPENSES, "expense_name"), Text("Taxi").get(ui.ui_lang), T("Type what it was for."))
+        yield from ui.type_into(rid(EXPENSES, "expense_amount"), str(p.amount), T("Type the amount the user said."))
+        yield from ui.tap(rid(EXPENSES, "cat_transport"), T("Pick Transport."))
+        yield from ui.tap(rid(EXPENSES, "save"), T("Save it."))
 
 
 # --- a missing contact -----------------------------------------------------------------------------
@@ -110,7 +110,7 @@ class Who:
 class HoAskWhoToCall(_Ask):
     id = "HoAskWhoToCall"
     apps = (PHONE,)
-    question = Text("Who is your daughter in your contacts?", "您女儿在通讯录里叫什么名字？")
+    question = Text("Who is your daughter in your contacts?")
 
     def params(self, rng: random.Random) -> Who:
         a, b = content.people(rng, 2)
@@ -126,7 +126,7 @@ class HoAskWhoToCall(_Ask):
         return ((("who", "daughter", "name", "which", "谁", "女儿", "名字", "哪"), p.target.name),)
 
     def instruction(self, p: Who) -> Text:
-        return Text("Call my daughter.", "给我女儿打个电话。")
+        return Text("Call my daughter.")
 
     def setup(self, world: Any, p: Who) -> None:
         crowd_contacts(world)
@@ -140,7 +140,7 @@ class HoAskWhoToCall(_Ask):
     def solve(self, ui: UI, p: Who) -> Iterator[Move]:
         yield from self.ask(ui)
         yield from open_contact(ui, p.target.name)
-        yield from ui.tap(rid(PHONE, "call_button"), T("Tap Call.", "点击“呼叫”。"))
+        yield from ui.tap(rid(PHONE, "call_button"), T("Tap Call."))
 
 
 # --- a contradiction -------------------------------------------------------------------------------
@@ -155,7 +155,7 @@ class Clock:
 class HoAskAlarmContradiction(_Ask):
     id = "HoAskAlarmContradiction"
     apps = (CLOCK,)
-    question = Text("A morning alarm at {t} pm: did you mean {t} in the morning?", "早上的闹钟定在晚上{t}？您是指早上{t}吗？")
+    question = Text("A morning alarm at {t} pm: did you mean {t} in the morning?")
 
     def params(self, rng: random.Random) -> Clock:
         return Clock(rng.choice((6, 7, 8, 9)), rng.choice((0, 15, 30, 45)))
@@ -171,10 +171,10 @@ class HoAskAlarmContradiction(_Ask):
 
     def script(self, p: Clock):
         return ((("morning", "pm", "evening", "a.m", "mean", "早上", "晚上", "上午", "下午", "是指"),
-                 Text(f"Yes, {self._t(p)} in the morning.", f"对，是早上{self._t(p)}。")),)
+                 Text("Yes, {t} in the morning.").format(t=self._t(p))),)
 
     def instruction(self, p: Clock) -> Text:
-        return Text(f"Set my morning alarm for {self._t(p)} pm.", f"把早上的闹钟定在晚上{self._t(p)}。")
+        return Text("Set my morning alarm for {t} pm.").format(t=self._t(p))
 
     def setup(self, world: Any, p: Clock) -> None:
         pass
@@ -186,13 +186,13 @@ class HoAskAlarmContradiction(_Ask):
 
     def solve(self, ui: UI, p: Clock) -> Iterator[Move]:
         q = self.question.get(ui.ui_lang).format(t=self._t(p))
-        yield Move(Action.call_user(q), T("The time and 'morning' disagree: ask.", "时间和“早上”矛盾，先问清楚。"))
+        yield Move(Action.call_user(q), T("The time and 'morning' disagree: ask."))
         yield from add_alarm(ui, f"{p.hour:02d}:{p.minute:02d}")
 
 
 # --- a vague selection -----------------------------------------------------------------------------
 
-BILLS = (Text("electricity bill", "电费"), Text("gas bill", "燃气费"), Text("phone bill", "话费"))
+BILLS = (Text("electricity bill"), Text("gas bill"), Text("phone bill"))
 
 
 @dataclass(frozen=True)
@@ -204,7 +204,7 @@ class Bill:
 class HoAskWhichBill(_Ask):
     id = "HoAskWhichBill"
     apps = (TODO,)
-    question = Text("Which bill should the reminder be for?", "是哪一项费用？")
+    question = Text("Which bill should the reminder be for?")
 
     def params(self, rng: random.Random) -> Bill:
         a, b = rng.sample(BILLS, 2)
@@ -217,16 +217,16 @@ class HoAskWhichBill(_Ask):
         return ("+" + at("todo.items"),)
 
     def script(self, p: Bill):
-        return ((("which", "what", "bill", "哪", "什么", "费"), Text(f"The {p.bill.en}.", f"{p.bill.zh}。")),)
+        return ((("which", "what", "bill", "哪", "什么", "费"), Text("The {bill}.").format(bill=p.bill)),)
 
     def instruction(self, p: Bill) -> Text:
-        return Text("Remind me on my to-do list to pay the bill.", "在待办里提醒我交那笔费用。")
+        return Text("Remind me on my to-do list to pay the bill.")
 
     def setup(self, world: Any, p: Bill) -> None:
         pass
 
     def _want(self, p: Bill) -> Text:
-        return Text(f"Pay the {p.bill.en}", f"交{p.bill.zh}")
+        return Text("Pay the {bill}").format(bill=p.bill)
 
     def is_successful(self, world: Any, p: Bill) -> bool:
         start = set(world.start_state["todo"]["items"])
@@ -239,9 +239,9 @@ class HoAskWhichBill(_Ask):
 
         yield from self.ask(ui)
         yield from open_app(ui, TODO)
-        yield from ui.tap(rid(TODO, "new_item"), T("Add a new task.", "添加一条待办。"))
-        yield from ui.type_into(rid(TODO, "item_title"), self._want(p).get(ui.ui_lang), T("Type the task.", "输入待办。"))
-        yield from ui.tap(rid(TODO, "save"), T("Save it.", "保存。"))
+        yield from ui.tap(rid(TODO, "new_item"), T("Add a new task."))
+        yield from ui.type_into(rid(TODO, "item_title"), self._want(p).get(ui.ui_lang), T("Type the task."))
+        yield from ui.tap(rid(TODO, "save"), T("Save it."))
 
 
 TASKS = (HoAskExpenseAmount(), HoAskWhoToCall(), HoAskAlarmContradiction(), HoAskWhichBill())

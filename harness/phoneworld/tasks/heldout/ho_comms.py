@@ -34,8 +34,8 @@ from harness.phoneworld.tasks.flows import (
     rid,
 )
 
-REPLIES = (Text("On my way", "我在路上了"), Text("See you at six", "六点见"), Text("Thank you, got it", "收到，谢谢"),
-           Text("I will call you tonight", "我今晚给你打电话"))
+REPLIES = (Text("On my way"), Text("See you at six"), Text("Thank you, got it"),
+           Text("I will call you tonight"))
 
 
 class _Held(Task):
@@ -86,15 +86,15 @@ class _CallBack(_Held):
 
     def solve(self, ui: UI, p: Pair) -> Iterator[Move]:
         yield from open_app(ui, PHONE)
-        yield from ui.tap(rid(PHONE, "call_log"), T("Open the call history.", "打开通话记录。"))
-        yield from ui.tap(Match(text=ui.say(p.target.name)), T("Call the newest entry back.", "回拨最新的一条。"))
+        yield from ui.tap(rid(PHONE, "call_log"), T("Open the call history."))
+        yield from ui.tap(Match(text=ui.say(p.target.name)), T("Call the newest entry back."))
 
 
 class HoPhoneRedial(_CallBack):
     id = "HoPhoneRedial"
 
     def instruction(self, p: Pair) -> Text:
-        return Text("Ring the last person I called once more.", "再拨一次我刚才打过的那个电话。")
+        return Text("Ring the last person I called once more.")
 
     def setup(self, world: Any, p: Pair) -> None:
         crowd_contacts(world)
@@ -108,7 +108,7 @@ class HoPhoneReturnMissedCall(_CallBack):
     id = "HoPhoneReturnMissedCall"
 
     def instruction(self, p: Pair) -> Text:
-        return Text("Someone just tried to call me; call them back.", "刚才有人给我打电话没接到，回过去。")
+        return Text("Someone just tried to call me; call them back.")
 
     def setup(self, world: Any, p: Pair) -> None:
         crowd_contacts(world)
@@ -123,7 +123,7 @@ class HoPhoneCallTextSender(_CallBack):
     apps = (PHONE, MESSAGES)
 
     def instruction(self, p: Pair) -> Text:
-        return Text("Phone whoever sent me the newest text.", "给最近给我发短信的人打个电话。")
+        return Text("Phone whoever sent me the newest text.")
 
     def setup(self, world: Any, p: Pair) -> None:
         from harness.phoneworld.apps.messages import Sms, SmsThread
@@ -134,14 +134,14 @@ class HoPhoneCallTextSender(_CallBack):
         state = world.messages
         state.threads = [t for t in state.threads if digits(t.number) not in (digits(p.target.phone), digits(p.decoy.phone))]
         state.threads.insert(0, SmsThread(p.decoy.phone, [Sms("OK", False, "07:10")]))
-        state.threads.insert(0, SmsThread(p.target.phone, [Sms(Text("Please ring me", "方便时回个电话").get(world.language),
+        state.threads.insert(0, SmsThread(p.target.phone, [Sms(Text("Please ring me").get(world.language),
                                                                     False, "08:00")]))
 
     def solve(self, ui: UI, p: Pair) -> Iterator[Move]:
         yield from open_app(ui, MESSAGES)  # the newest conversation is the sender's
         yield from ui.home()
         yield from open_contact(ui, p.target.name)
-        yield from ui.tap(rid(PHONE, "call_button"), T("Tap Call.", "点击“呼叫”。"))
+        yield from ui.tap(rid(PHONE, "call_button"), T("Tap Call."))
 
 
 # --- Messages -----------------------------------------------------------------------------------------
@@ -175,22 +175,22 @@ class _SmsThreadTask(_Held):
         lang = world.language
         state = world.messages
         state.threads = [t for t in state.threads if digits(t.number) not in (digits(p.target.phone), digits(p.decoy.phone))]
-        state.threads.insert(0, SmsThread(p.decoy.phone, [Sms(Text("Are you coming?", "你来吗？").get(lang), False, "07:30")]))
+        state.threads.insert(0, SmsThread(p.decoy.phone, [Sms(Text("Are you coming?").get(lang), False, "07:30")]))
         msgs = [Sms(last_out, True, "07:50")] if last_out else []
-        msgs.append(Sms(Text("Are you coming?", "你来吗？").get(lang), False, "08:00"))
+        msgs.append(Sms(Text("Are you coming?").get(lang), False, "08:00"))
         state.threads.insert(0, SmsThread(p.target.phone, msgs))
 
     def open_thread(self, ui: UI, p: Reply) -> Iterator[Move]:
         yield from open_app(ui, MESSAGES)
         yield from ui.tap(Match(text=ui.say(p.target.name)),
-                          T(f"Open the conversation with {p.target.name.en}.", f"打开和{p.target.name.zh}的对话。"))
+                          T("Open the conversation with {name}.").format(name=p.target.name))
 
 
 class HoSmsReply(_SmsThreadTask):
     id = "HoSmsReply"
 
     def instruction(self, p: Reply) -> Text:
-        return Text(f"Answer {p.target.name.en}'s text with “{p.body.en}”.", f"回复{p.target.name.zh}的短信：“{p.body.zh}”。")
+        return Text("Answer {name}'s text with “{body}”.").format(name=p.target.name, body=p.body)
 
     def setup(self, world: Any, p: Reply) -> None:
         self._threads(world, p, "")
@@ -201,16 +201,15 @@ class HoSmsReply(_SmsThreadTask):
 
     def solve(self, ui: UI, p: Reply) -> Iterator[Move]:
         yield from self.open_thread(ui, p)
-        yield from ui.type_into(rid(MESSAGES, "compose_message_text"), ui.say(p.body), T("Type the reply.", "输入回复。"))
-        yield from ui.tap(rid(MESSAGES, "send_message_button"), T("Send it.", "发送。"))
+        yield from ui.type_into(rid(MESSAGES, "compose_message_text"), ui.say(p.body), T("Type the reply."))
+        yield from ui.tap(rid(MESSAGES, "send_message_button"), T("Send it."))
 
 
 class HoSmsResend(_SmsThreadTask):
     id = "HoSmsResend"
 
     def instruction(self, p: Reply) -> Text:
-        return Text(f"{p.target.name.en} didn't get my last text; send the same words again.",
-                    f"{p.target.name.zh}没收到我上一条短信，把同样的内容再发一遍。")
+        return Text("{name} didn't get my last text; send the same words again.").format(name=p.target.name)
 
     def setup(self, world: Any, p: Reply) -> None:
         self._threads(world, p, p.body.get(world.language))
@@ -224,8 +223,8 @@ class HoSmsResend(_SmsThreadTask):
         yield from self.open_thread(ui, p)
         mine = [e.text for e in ui.find_all(rid(MESSAGES, "message_text"))]
         words = mine[0] if mine else ui.say(p.body)
-        yield from ui.type_into(rid(MESSAGES, "compose_message_text"), words, T("Type the same words.", "输入同样的内容。"))
-        yield from ui.tap(rid(MESSAGES, "send_message_button"), T("Send it.", "发送。"))
+        yield from ui.type_into(rid(MESSAGES, "compose_message_text"), words, T("Type the same words."))
+        yield from ui.tap(rid(MESSAGES, "send_message_button"), T("Send it."))
 
 
 # --- Contacts: a form filled in but not saved -----------------------------------------------------------
@@ -250,8 +249,7 @@ class HoContactDraftNotSaved(_Held):
         return ()  # nothing may be saved
 
     def instruction(self, p: NewPerson) -> Text:
-        return Text(f"Start a new contact for {p.person.name.en}, number {p.person.phone}, but leave it unsaved so I can check it.",
-                    f"新建联系人{p.person.name.zh}，号码{p.person.phone}，先别保存，我要核对一下。")
+        return Text("Start a new contact for {name}, number {phone}, but leave it unsaved so I can check it.").format(name=p.person.name, phone=p.person.phone)
 
     def setup(self, world: Any, p: NewPerson) -> None:
         world.phone.contacts = [c for c in world.phone.contacts if c.name.en != p.person.name.en]
@@ -265,15 +263,15 @@ class HoContactDraftNotSaved(_Held):
 
     def solve(self, ui: UI, p: NewPerson) -> Iterator[Move]:
         yield from open_app(ui, PHONE)
-        yield from ui.tap(rid(PHONE, "add_contact"), T("Tap Add contact.", "点击“添加联系人”。"))
-        yield from ui.type_into(rid(PHONE, "name_field"), ui.say(p.person.name), T("Type the name.", "输入姓名。"))
-        yield from ui.type_into(rid(PHONE, "phone_field"), p.person.phone, T("Type the number.", "输入号码。"))
+        yield from ui.tap(rid(PHONE, "add_contact"), T("Tap Add contact."))
+        yield from ui.type_into(rid(PHONE, "name_field"), ui.say(p.person.name), T("Type the name."))
+        yield from ui.type_into(rid(PHONE, "phone_field"), p.person.phone, T("Type the number."))
 
 
 # --- Calendar -----------------------------------------------------------------------------------------
 
-EVENTS = (Text("Eye test", "验光"), Text("Tea with Grace", "和格蕾喝茶"), Text("Pay rent", "交房租"),
-          Text("Piano lesson", "钢琴课"))
+EVENTS = (Text("Eye test"), Text("Tea with Grace"), Text("Pay rent"),
+          Text("Piano lesson"))
 
 
 @dataclass(frozen=True)
@@ -302,7 +300,7 @@ class HoCalendarAddRelativeDay(_Held):
 
     def instruction(self, p: Relative) -> Text:
         when = {1: ("tomorrow", "明天"), 2: ("the day after tomorrow", "后天"), 7: ("a week from today", "下周的今天")}[p.days]
-        return Text(f"Put “{p.title.en}” in my calendar {when[0]} at {p.time}.", f"在日历里{when[1]}{p.time}加上“{p.title.zh}”。")
+        return Text("Put “{title}” in my calendar {when} at {time}.").format(title=p.title, when=Text(str(when[0]), str(when[1])), time=p.time)
 
     def setup(self, world: Any, p: Relative) -> None:
         pass
@@ -335,7 +333,7 @@ class HoCalendarClearDay(_Held):
 
     def instruction(self, p: DayParams) -> Text:
         when = ("tomorrow", "明天") if p.days == 1 else ("the day after tomorrow", "后天")
-        return Text(f"Cancel everything in my calendar for {when[0]}.", f"把日历里{when[1]}的安排全部删掉。")
+        return Text("Cancel everything in my calendar for {when}.").format(when=Text(str(when[0]), str(when[1])))
 
     def setup(self, world: Any, p: DayParams) -> None:
         from harness.phoneworld.apps.calendar import Event
@@ -354,17 +352,17 @@ class HoCalendarClearDay(_Held):
     def solve(self, ui: UI, p: DayParams) -> Iterator[Move]:
         yield from open_app(ui, CALENDAR)
         for _ in range(p.days):
-            yield from ui.tap(rid(CALENDAR, "next_day"), T("Go to the next day.", "翻到下一天。"))
+            yield from ui.tap(rid(CALENDAR, "next_day"), T("Go to the next day."))
         for _ in range(6):
             if not ui.find_all(rid(CALENDAR, "event_title")):
                 return
-            yield from ui.tap(rid(CALENDAR, "event_title"), T("Open the event.", "打开日程。"))
-            yield from ui.tap(rid(CALENDAR, "delete"), T("Delete it.", "删除。"))
+            yield from ui.tap(rid(CALENDAR, "event_title"), T("Open the event.", ctx="harness.phoneworld.tasks.heldout.ho_comms"))
+            yield from ui.tap(rid(CALENDAR, "delete"), T("Delete it."))
 
 
 # --- Notes --------------------------------------------------------------------------------------------
 
-LINES = (Text("Bring the umbrella", "带上雨伞"), Text("Ask about parking", "问一下停车"), Text("Call Mum first", "先给妈妈打电话"))
+LINES = (Text("Bring the umbrella"), Text("Ask about parking"), Text("Call Mum first"))
 
 
 @dataclass(frozen=True)
@@ -385,8 +383,7 @@ class HoNotesAppendLine(_Held):
 
     def instruction(self, p: Append) -> Text:
         n = ("first", "second", "third")[p.index]
-        return Text(f"At the end of my {n} note, add a new line: “{p.line.en}”.",
-                    f"在第{'一二三'[p.index]}条备忘录末尾另起一行加上“{p.line.zh}”。")
+        return Text("At the end of my {n} note, add a new line: “{line}”.").format(n=Text(str(n), str('一二三'[p.index])), line=p.line)
 
     def setup(self, world: Any, p: Append) -> None:
         pass
@@ -403,13 +400,13 @@ class HoNotesAppendLine(_Held):
 
     def solve(self, ui: UI, p: Append) -> Iterator[Move]:
         yield from open_app(ui, NOTES)
-        yield from ui.tap(ui.find_all(rid(NOTES, "note_item"))[p.index], T("Open the note.", "打开备忘录。"))
+        yield from ui.tap(ui.find_all(rid(NOTES, "note_item"))[p.index], T("Open the note.", ctx="harness.phoneworld.tasks.heldout.ho_comms"))
         body = ui.need(rid(NOTES, "note_body"))
         if not body.focused:
-            yield from ui.tap(body, T("Tap the note's text.", "点击备忘录正文。"))
-        yield from ui.press("enter", T("Start a new line at the end.", "在末尾另起一行。"))
-        yield Move(Action.type_text(ui.say(p.line)), T("Type the line.", "输入这一行。"))
-        yield from ui.tap(rid(NOTES, "save"), T("Save it.", "保存。"))
+            yield from ui.tap(body, T("Tap the note's text."))
+        yield from ui.press("enter", T("Start a new line at the end."))
+        yield Move(Action.type_text(ui.say(p.line)), T("Type the line."))
+        yield from ui.tap(rid(NOTES, "save"), T("Save it."))
 
 
 # --- Clock --------------------------------------------------------------------------------------------
@@ -434,7 +431,7 @@ class HoClockAllAlarmsOff(_Held):
         return (at("deskclock.alarms") + ".enabled",)
 
     def instruction(self, p: Nothing) -> Text:
-        return Text("I'm on holiday: switch off every alarm, but keep them.", "我在休假，把闹钟全部关掉，但别删除。")
+        return Text("I'm on holiday: switch off every alarm, but keep them.")
 
     def setup(self, world: Any, p: Nothing) -> None:
         for a in world.deskclock.alarms:
@@ -450,7 +447,7 @@ class HoClockAllAlarmsOff(_Held):
             on = [e for e in ui.find_all(rid(CLOCK, "onoff")) if e.checked]
             if not on:
                 return
-            yield from ui.tap(on[0], T("Switch this alarm off.", "关掉这个闹钟。"))
+            yield from ui.tap(on[0], T("Switch this alarm off."))
 
 
 TASKS = (

@@ -50,8 +50,8 @@ class Pick:
 
 
 def _delete_row(ui: UI, package: str, item_rid: str, index: int) -> Iterator[Move]:
-    yield from ui.long_press(ui.find_all(rid(package, item_rid))[index], T("Long-press it.", "长按这一项。"))
-    yield from ui.tap(Match(text=Text("Delete", "删除").get(ui.ui_lang)), T("Choose Delete.", "选择删除。"))
+    yield from ui.long_press(ui.find_all(rid(package, item_rid))[index], T("Long-press it.", ctx="harness.phoneworld.tasks.heldout.ho_more"))
+    yield from ui.tap(Match(text=Text("Delete").get(ui.ui_lang)), T("Choose Delete."))
 
 
 # --- to-do --------------------------------------------------------------------------------------------
@@ -69,7 +69,7 @@ class HoTodoUntickItem(_Held):
 
     def instruction(self, p: Pick) -> Text:
         en, zh = _nth(p.index)
-        return Text(f"I ticked the {en} to-do by mistake; mark it as not done.", f"待办里第{zh}项勾错了，改回未完成。")
+        return Text("I ticked the {en} to-do by mistake; mark it as not done.").format(en=Text(str(en), str(zh)))
 
     def setup(self, world: Any, p: Pick) -> None:
         for i, t in enumerate(world.todo.items):
@@ -80,7 +80,7 @@ class HoTodoUntickItem(_Held):
 
     def solve(self, ui: UI, p: Pick) -> Iterator[Move]:
         yield from open_app(ui, TODO)
-        yield from ui.tap(ui.find_all(rid(TODO, "done"))[p.index], T("Untick it.", "取消勾选。"))
+        yield from ui.tap(ui.find_all(rid(TODO, "done"))[p.index], T("Untick it."))
 
 
 @dataclass(frozen=True)
@@ -99,7 +99,7 @@ class HoTodoClearDone(_Held):
         return None
 
     def instruction(self, p: Nothing) -> Text:
-        return Text("Clear the finished tasks off my to-do list.", "把待办里已经完成的事项删掉。")
+        return Text("Clear the finished tasks off my to-do list.")
 
     def setup(self, world: Any, p: Nothing) -> None:
         for i, t in enumerate(world.todo.items):
@@ -132,7 +132,7 @@ class HoExpensesDeleteDuplicate(_Held):
         return Pick((p.index + 1) % 3)  # deletes a row that is not a copy
 
     def instruction(self, p: Pick) -> Text:
-        return Text("I logged one expense twice; delete the extra copy.", "有一笔账记重复了，删掉多出来的那一笔。")
+        return Text("I logged one expense twice; delete the extra copy.")
 
     def setup(self, world: Any, p: Pick) -> None:
         rows = world.expenses.expenses
@@ -168,8 +168,7 @@ class HoExpensesAddTwo(_Held):
 
     def instruction(self, p: TwoSpends) -> Text:
         (a, ca, x), (b, cb, y) = p.first, p.second
-        return Text(f"Log two expenses: {x} on “{a.en}” ({CATS[ca].en}) and {y} on “{b.en}” ({CATS[cb].en}).",
-                    f"记两笔账：“{a.zh}”{x}元（{CATS[ca].zh}），“{b.zh}”{y}元（{CATS[cb].zh}）。")
+        return Text("Log two expenses: {x} on “{a}” ({cats}) and {y} on “{b}” ({cats2}).").format(x=x, a=a, cats=CATS[ca], y=y, b=b, cats2=CATS[cb])
 
     def setup(self, world: Any, p: TwoSpends) -> None:
         pass
@@ -184,11 +183,11 @@ class HoExpensesAddTwo(_Held):
     def solve(self, ui: UI, p: TwoSpends) -> Iterator[Move]:
         yield from open_app(ui, EXPENSES)
         for name, cat, amount in (p.first, p.second):
-            yield from ui.tap(rid(EXPENSES, "new_expense"), T("Add an expense.", "记一笔。"))
-            yield from ui.type_into(rid(EXPENSES, "expense_name"), ui.say(name), T("Type what it was for.", "填写用途。"))
-            yield from ui.type_into(rid(EXPENSES, "expense_amount"), str(amount), T("Type the amount.", "填写金额。"))
-            yield from ui.tap(rid(EXPENSES, f"cat_{cat}"), T("Pick the category.", "选择类别。"))
-            yield from ui.tap(rid(EXPENSES, "save"), T("Save it.", "保存。"))
+            yield from ui.tap(rid(EXPENSES, "new_expense"), T("Add an expense."))
+            yield from ui.type_into(rid(EXPENSES, "expense_name"), ui.say(name), T("Type what it was for."))
+            yield from ui.type_into(rid(EXPENSES, "expense_amount"), str(amount), T("Type the amount."))
+            yield from ui.tap(rid(EXPENSES, f"cat_{cat}"), T("Pick the category."))
+            yield from ui.tap(rid(EXPENSES, "save"), T("Save it."))
 
 
 class HoExpensesChangeCategory(_Held):
@@ -203,7 +202,7 @@ class HoExpensesChangeCategory(_Held):
 
     def instruction(self, p: Pick) -> Text:
         en, zh = _nth(p.index)
-        return Text(f"Put the {en} expense under “Other” instead.", f"把第{zh}笔账的类别改成“其他”。")
+        return Text("Put the {en} expense under “Other” instead.").format(en=Text(str(en), str(zh)))
 
     def setup(self, world: Any, p: Pick) -> None:
         pass
@@ -217,9 +216,9 @@ class HoExpensesChangeCategory(_Held):
 
     def solve(self, ui: UI, p: Pick) -> Iterator[Move]:
         yield from open_app(ui, EXPENSES)
-        yield from ui.tap(ui.find_all(rid(EXPENSES, "expense_item"))[p.index], T("Open the expense.", "打开这一笔。"))
-        yield from ui.tap(rid(EXPENSES, "cat_other"), T("Pick Other.", "选择“其他”。"))
-        yield from ui.tap(rid(EXPENSES, "save"), T("Save it.", "保存。"))
+        yield from ui.tap(ui.find_all(rid(EXPENSES, "expense_item"))[p.index], T("Open the expense."))
+        yield from ui.tap(rid(EXPENSES, "cat_other"), T("Pick Other."))
+        yield from ui.tap(rid(EXPENSES, "save"), T("Save it."))
 
 
 # --- recipes ------------------------------------------------------------------------------------------
@@ -237,7 +236,7 @@ class HoRecipeUnfavourite(_Held):
 
     def instruction(self, p: Pick) -> Text:
         en, zh = _nth(p.index)
-        return Text(f"Take the {en} recipe out of my favourites.", f"把第{zh}道菜从收藏里去掉。")
+        return Text("Take the {en} recipe out of my favourites.").format(en=Text(str(en), str(zh)))
 
     def setup(self, world: Any, p: Pick) -> None:
         for i, r in enumerate(world.recipes.recipes):
@@ -248,8 +247,8 @@ class HoRecipeUnfavourite(_Held):
 
     def solve(self, ui: UI, p: Pick) -> Iterator[Move]:
         yield from open_app(ui, RECIPES)
-        yield from ui.tap(ui.find_all(rid(RECIPES, "recipe_item"))[p.index], T("Open the recipe.", "打开菜谱。"))
-        yield from ui.tap(rid(RECIPES, "favourite"), T("Switch Favourite off.", "关闭“收藏”。"))
+        yield from ui.tap(ui.find_all(rid(RECIPES, "recipe_item"))[p.index], T("Open the recipe."))
+        yield from ui.tap(rid(RECIPES, "favourite"), T("Switch Favourite off."))
 
 
 class HoRecipeDeleteDuplicate(_Held):
@@ -263,7 +262,7 @@ class HoRecipeDeleteDuplicate(_Held):
         return Pick((p.index + 2) % 4)
 
     def instruction(self, p: Pick) -> Text:
-        return Text("One recipe is in my cookbook twice; remove the duplicate.", "菜谱里有一道菜重复了，删掉重复的那个。")
+        return Text("One recipe is in my cookbook twice; remove the duplicate.")
 
     def setup(self, world: Any, p: Pick) -> None:
         rows = world.recipes.recipes
@@ -276,8 +275,8 @@ class HoRecipeDeleteDuplicate(_Held):
 
     def solve(self, ui: UI, p: Pick) -> Iterator[Move]:
         yield from open_app(ui, RECIPES)
-        yield from ui.tap(ui.find_all(rid(RECIPES, "recipe_item"))[p.index + 1], T("Open the second copy.", "打开重复的那一个。"))
-        yield from ui.tap(rid(RECIPES, "delete"), T("Delete it.", "删除。"))
+        yield from ui.tap(ui.find_all(rid(RECIPES, "recipe_item"))[p.index + 1], T("Open the second copy."))
+        yield from ui.tap(rid(RECIPES, "delete"), T("Delete it."))
 
 
 @dataclass(frozen=True)
@@ -304,11 +303,11 @@ class HoAskRecipeServings(_Held):
         from harness.phoneworld.simuser import ScriptedUser
 
         return ScriptedUser(world, ((("how many", "servings", "people", "guests", "几", "多少", "份"),
-                                     Text(f"{params.servings} people.", f"{params.servings}个人。")),), lang)
+                                     Text("{servings} people.").format(servings=params.servings)),), lang)
 
     def instruction(self, p: Guests) -> Text:
         en, zh = _nth(p.index)
-        return Text(f"I'm having friends over; scale the {en} recipe for all of us.", f"我要请朋友来吃饭，把第{zh}道菜的份数调到够大家吃。")
+        return Text("I'm having friends over; scale the {en} recipe for all of us.").format(en=Text(str(en), str(zh)))
 
     def setup(self, world: Any, p: Guests) -> None:
         for r in world.recipes.recipes:
@@ -318,12 +317,12 @@ class HoAskRecipeServings(_Held):
         return [r.servings for r in world.recipes.recipes] == [p.servings if i == p.index else 2 for i in range(5)]
 
     def solve(self, ui: UI, p: Guests) -> Iterator[Move]:
-        yield Move(Action.call_user(Text("How many people will eat?", "一共几个人吃？").get(ui.ui_lang)),
-                   T("Ask how many people.", "问一共几个人。"))
+        yield Move(Action.call_user(Text("How many people will eat?").get(ui.ui_lang)),
+                   T("Ask how many people."))
         yield from open_app(ui, RECIPES)
-        yield from ui.tap(ui.find_all(rid(RECIPES, "recipe_item"))[p.index], T("Open the recipe.", "打开菜谱。"))
+        yield from ui.tap(ui.find_all(rid(RECIPES, "recipe_item"))[p.index], T("Open the recipe."))
         for _ in range(p.servings - 2):
-            yield from ui.tap(rid(RECIPES, "more"), T("One more serving.", "加一份。"))
+            yield from ui.tap(rid(RECIPES, "more"), T("One more serving."))
 
 
 # --- cross-app reads ------------------------------------------------------------------------------------
@@ -349,13 +348,13 @@ class HoNoteToTodo(_Held):
         return ("+" + at("todo.items"),)
 
     def instruction(self, p: Errand) -> Text:
-        return Text("Copy the errand from my “Errands” note onto my to-do list.", "把备忘录“杂事”里记的那件事加到待办里。")
+        return Text("Copy the errand from my “Errands” note onto my to-do list.")
 
     def setup(self, world: Any, p: Errand) -> None:
         from harness.phoneworld.apps.notes import Note
 
         lang = world.language
-        world.notes.notes.insert(0, Note("n50", Text("Errands", "杂事").get(lang), p.what.get(lang)))
+        world.notes.notes.insert(0, Note("n50", Text("Errands").get(lang), p.what.get(lang)))
 
     def is_successful(self, world: Any, p: Errand) -> bool:
         start = set(world.start_state["todo"]["items"])
@@ -364,14 +363,14 @@ class HoNoteToTodo(_Held):
 
     def solve(self, ui: UI, p: Errand) -> Iterator[Move]:
         yield from open_app(ui, NOTES)
-        yield from ui.tap(Match(text=Text("Errands", "杂事").get(ui.ui_lang)), T("Open the Errands note.", "打开“杂事”。"))
+        yield from ui.tap(Match(text=Text("Errands").get(ui.ui_lang)), T("Open the Errands note."))
         errand = ui.say(p.what)
         yield from ui.back()
         yield from ui.home()
         yield from open_app(ui, TODO)
-        yield from ui.tap(rid(TODO, "new_item"), T("Add a new task.", "添加一条待办。"))
-        yield from ui.type_into(rid(TODO, "item_title"), errand, T("Type the errand.", "输入这件事。"))
-        yield from ui.tap(rid(TODO, "save"), T("Save it.", "保存。"))
+        yield from ui.tap(rid(TODO, "new_item"), T("Add a new task."))
+        yield from ui.type_into(rid(TODO, "item_title"), errand, T("Type the errand."))
+        yield from ui.tap(rid(TODO, "save"), T("Save it."))
 
 
 @dataclass(frozen=True)
@@ -395,15 +394,14 @@ class HoMessageToExpense(_Held):
         return ("+" + at("expenses.expenses"),)
 
     def instruction(self, p: Paid) -> Text:
-        return Text(f"{p.friend.name.en} texted me what our taxi cost; log it in my expenses under transport.",
-                    f"{p.friend.name.zh}发短信告诉我打车花了多少钱，把这笔记到账上，类别是交通。")
+        return Text("{name} texted me what our taxi cost; log it in my expenses under transport.").format(name=p.friend.name)
 
     def setup(self, world: Any, p: Paid) -> None:
         from harness.phoneworld.apps.messages import Sms, SmsThread
 
         put_contact(world, p.friend)
         lang = world.language
-        text = Text(f"The taxi came to {p.amount}. Pay me back whenever.", f"打车一共{p.amount}元，有空再还我。").get(lang)
+        text = Text("The taxi came to {amount}. Pay me back whenever.").format(amount=p.amount).get(lang)
         world.messages.threads.insert(0, SmsThread(p.friend.phone, [Sms(text, False, "08:10")]))
 
     def is_successful(self, world: Any, p: Paid) -> bool:
@@ -413,14 +411,14 @@ class HoMessageToExpense(_Held):
 
     def solve(self, ui: UI, p: Paid) -> Iterator[Move]:
         yield from open_app(ui, MESSAGES)
-        yield from ui.tap(Match(text=ui.say(p.friend.name)), T("Open the text.", "打开这条短信。"))
+        yield from ui.tap(Match(text=ui.say(p.friend.name)), T("Open the text."))
         yield from ui.home()
         yield from open_app(ui, EXPENSES)
-        yield from ui.tap(rid(EXPENSES, "new_expense"), T("Add an expense.", "记一笔。"))
-        yield from ui.type_into(rid(EXPENSES, "expense_name"), Text("Taxi", "打车").get(ui.ui_lang), T("Type what it was for.", "填写用途。"))
-        yield from ui.type_into(rid(EXPENSES, "expense_amount"), str(p.amount), T("Type the amount from the text.", "填写短信里的金额。"))
-        yield from ui.tap(rid(EXPENSES, "cat_transport"), T("Pick Transport.", "选择交通。"))
-        yield from ui.tap(rid(EXPENSES, "save"), T("Save it.", "保存。"))
+        yield from ui.tap(rid(EXPENSES, "new_expense"), T("Add an expense."))
+        yield from ui.type_into(rid(EXPENSES, "expense_name"), Text("Taxi").get(ui.ui_lang), T("Type what it was for."))
+        yield from ui.type_into(rid(EXPENSES, "expense_amount"), str(p.amount), T("Type the amount from the text."))
+        yield from ui.tap(rid(EXPENSES, "cat_transport"), T("Pick Transport."))
+        yield from ui.tap(rid(EXPENSES, "save"), T("Save it."))
 
 
 @dataclass(frozen=True)
@@ -445,14 +443,14 @@ class HoPhoneCallFromNote(_Held):
         return ("+" + at("phone.calls"),)
 
     def instruction(self, p: Plumber) -> Text:
-        return Text("Ring the plumber; his number is in my “Repairs” note.", "给水管工打电话，号码在备忘录“维修”里。")
+        return Text("Ring the plumber; his number is in my “Repairs” note.")
 
     def setup(self, world: Any, p: Plumber) -> None:
         from harness.phoneworld.apps.notes import Note
 
         lang = world.language
-        body = Text(f"Plumber: {p.number}\nElectrician: {p.other}", f"水管工：{p.number}\n电工：{p.other}").get(lang)
-        world.notes.notes.insert(0, Note("n51", Text("Repairs", "维修").get(lang), body))
+        body = Text("Plumber: {number}\nElectrician: {other}").format(number=p.number, other=p.other).get(lang)
+        world.notes.notes.insert(0, Note("n51", Text("Repairs").get(lang), body))
 
     def is_successful(self, world: Any, p: Plumber) -> bool:
         new = world.phone.calls[len(world.start_state["phone"]["calls"]):]
@@ -460,13 +458,13 @@ class HoPhoneCallFromNote(_Held):
 
     def solve(self, ui: UI, p: Plumber) -> Iterator[Move]:
         yield from open_app(ui, NOTES)
-        yield from ui.tap(Match(text=Text("Repairs", "维修").get(ui.ui_lang)), T("Open the Repairs note.", "打开“维修”。"))
+        yield from ui.tap(Match(text=Text("Repairs").get(ui.ui_lang)), T("Open the Repairs note."))
         yield from ui.back()
         yield from ui.home()
         yield from open_app(ui, PHONE)
-        yield from ui.tap(rid(PHONE, "dialpad"), T("Open the keypad.", "打开拨号盘。"))
-        yield from ui.type_into(rid(PHONE, "digits"), p.number, T("Type the plumber's number.", "输入水管工的号码。"))
-        yield from ui.tap(rid(PHONE, "dialpad_call"), T("Call.", "拨打。"))
+        yield from ui.tap(rid(PHONE, "dialpad"), T("Open the keypad."))
+        yield from ui.type_into(rid(PHONE, "digits"), p.number, T("Type the plumber's number."))
+        yield from ui.tap(rid(PHONE, "dialpad_call"), T("Call."))
 
 
 @dataclass(frozen=True)
@@ -489,15 +487,14 @@ class HoContactFromSms(_Held):
         return ("+" + at("phone.contacts"),)
 
     def instruction(self, p: NewNumber) -> Text:
-        return Text(f"{p.person.name.en} texted me from a new number; save it as a contact under that name.",
-                    f"{p.person.name.zh}用新号码给我发了短信，把这个号码存成联系人，名字就写{p.person.name.zh}。")
+        return Text("{name} texted me from a new number; save it as a contact under that name.").format(name=p.person.name)
 
     def setup(self, world: Any, p: NewNumber) -> None:
         from harness.phoneworld.apps.messages import Sms, SmsThread
 
         world.phone.contacts = [c for c in world.phone.contacts if c.name.en != p.person.name.en
                                 and digits(c.phone) != digits(p.person.phone)]
-        text = Text(f"Hi, it's {p.person.name.en}. This is my new number.", f"你好，我是{p.person.name.zh}，这是我的新号码。")
+        text = Text("Hi, it's {name}. This is my new number.").format(name=p.person.name)
         world.messages.threads.insert(0, SmsThread(p.person.phone, [Sms(text.get(world.language), False, "08:20")]))
 
     def is_successful(self, world: Any, p: NewNumber) -> bool:
@@ -508,7 +505,7 @@ class HoContactFromSms(_Held):
 
     def solve(self, ui: UI, p: NewNumber) -> Iterator[Move]:
         yield from open_app(ui, MESSAGES)
-        yield from ui.tap(rid(MESSAGES, "conversation"), T("Open the newest text.", "打开最新的短信。"))
+        yield from ui.tap(rid(MESSAGES, "conversation"), T("Open the newest text."))
         yield from ui.home()
         yield from add_contact(ui, ui.say(p.person.name), p.person.phone)
 
@@ -535,8 +532,7 @@ class HoSmsSameTextToTwo(_Held):
         return tuple("+" + at("messages.threads", who.phone) + suffix for who in (p.a, p.b) for suffix in ("", "*"))
 
     def instruction(self, p: TwoPeople) -> Text:
-        return Text(f"Send “{p.body.en}” to both {p.a.name.en} and {p.b.name.en}.",
-                    f"给{p.a.name.zh}和{p.b.name.zh}都发一条：“{p.body.zh}”。")
+        return Text("Send “{body}” to both {name} and {name2}.").format(body=p.body, name=p.a.name, name2=p.b.name)
 
     def setup(self, world: Any, p: TwoPeople) -> None:
         put_contact(world, p.a)
@@ -574,10 +570,10 @@ class HoAskTextWhat(_Held):
         from harness.phoneworld.simuser import ScriptedUser
 
         return ScriptedUser(world, ((("what", "say", "message", "text", "words", "什么", "内容", "说"),
-                                     Text(f"Tell them: {params.body.en}", f"就说：{params.body.zh}")),), lang)
+                                     Text("Tell them: {body}").format(body=params.body)),), lang)
 
     def instruction(self, p: TwoPeople) -> Text:
-        return Text(f"Send {p.a.name.en} a text.", f"给{p.a.name.zh}发条短信。")
+        return Text("Send {name} a text.").format(name=p.a.name)
 
     def setup(self, world: Any, p: TwoPeople) -> None:
         put_contact(world, p.a)
@@ -587,8 +583,8 @@ class HoAskTextWhat(_Held):
         return any(text_matches(t, p.body) for t in world.apps[MESSAGES].sent_to(p.a.phone))
 
     def solve(self, ui: UI, p: TwoPeople) -> Iterator[Move]:
-        yield Move(Action.call_user(Text("What should the message say?", "短信要写什么内容？").get(ui.ui_lang)),
-                   T("Ask what to write.", "问要写什么。"))
+        yield Move(Action.call_user(Text("What should the message say?").get(ui.ui_lang)),
+                   T("Ask what to write."))
         yield from send_sms(ui, ui.say(p.a.name), ui.say(p.body), who=p.a.name)
 
 

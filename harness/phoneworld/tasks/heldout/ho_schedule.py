@@ -51,7 +51,7 @@ class HoClockTimerHourMinutes(_Held):
         return Span(0, p.minutes)  # the minutes without the hour
 
     def instruction(self, p: Span) -> Text:
-        return Text(f"Start a timer for {p.hours} hour and {p.minutes} minutes.", f"定一个{p.hours}小时{p.minutes}分钟的计时器。")
+        return Text("Start a timer for {hours} hour and {minutes} minutes.").format(hours=p.hours, minutes=p.minutes)
 
     def setup(self, world: Any, p: Span) -> None:
         pass
@@ -62,10 +62,10 @@ class HoClockTimerHourMinutes(_Held):
 
     def solve(self, ui: UI, p: Span) -> Iterator[Move]:
         yield from open_app(ui, CLOCK)
-        yield from ui.tap(rid(CLOCK, "tab_timer"), T("Open the Timer tab.", "打开“计时器”页。"))
+        yield from ui.tap(rid(CLOCK, "tab_timer"), T("Open the Timer tab."))
         yield from ui.type_into(rid(CLOCK, "timer_minutes"), str(p.hours * 60 + p.minutes),
-                                T("Enter the length in minutes.", "输入总分钟数。"))
-        yield from ui.tap(rid(CLOCK, "timer_start"), T("Start the timer.", "开始计时。"))
+                                T("Enter the length in minutes."))
+        yield from ui.tap(rid(CLOCK, "timer_start"), T("Start the timer."))
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class Labelled:
 class HoClockAlarmWithLabel(_Held):
     id = "HoClockAlarmWithLabel"
     apps = (CLOCK,)
-    LABELS = (Text("Pills", "吃药"), Text("Bus", "赶公交"), Text("Call Mum", "给妈妈打电话"))
+    LABELS = (Text("Pills"), Text("Bus"), Text("Call Mum"))
 
     def params(self, rng: random.Random) -> Labelled:
         return Labelled(f"{rng.choice((5, 6, 7, 19, 20))}:{rng.choice((5, 20, 35, 50)):02d}", rng.choice(self.LABELS))
@@ -89,7 +89,7 @@ class HoClockAlarmWithLabel(_Held):
         return ("+" + at("deskclock.alarms"),)
 
     def instruction(self, p: Labelled) -> Text:
-        return Text(f"Add an alarm at {p.time} called “{p.label.en}”.", f"加一个{p.time}的闹钟，标签写“{p.label.zh}”。")
+        return Text("Add an alarm at {time} called “{label}”.").format(time=p.time, label=p.label)
 
     def setup(self, world: Any, p: Labelled) -> None:
         pass
@@ -116,14 +116,14 @@ class HoClockDeleteAlarm(_Held):
 
     def instruction(self, p: Pick) -> Text:
         en, zh = _nth(p.index)
-        return Text(f"Delete the {en} alarm in my clock.", f"删掉时钟里的第{zh}个闹钟。")
+        return Text("Delete the {en} alarm in my clock.").format(en=Text(str(en), str(zh)))
 
     def setup(self, world: Any, p: Pick) -> None:
         from harness.phoneworld.apps.clock import Alarm
 
         alarms = world.deskclock.alarms
-        for i, (time, label) in enumerate((("10:10", Text("Tea", "喝茶")), ("12:40", Text("Lunch", "午饭")),
-                                           ("21:00", Text("Bed", "睡觉")))):
+        for i, (time, label) in enumerate((("10:10", Text("Tea")), ("12:40", Text("Lunch")),
+                                           ("21:00", Text("Bed")))):
             if len(alarms) < 3:
                 alarms.append(Alarm(f"a7{i}", time, label.get(world.language)))
 
@@ -133,7 +133,7 @@ class HoClockDeleteAlarm(_Held):
 
     def solve(self, ui: UI, p: Pick) -> Iterator[Move]:
         yield from open_app(ui, CLOCK)
-        yield from ui.tap(ui.find_all(rid(CLOCK, "delete"))[p.index], T("Delete this alarm.", "删除这个闹钟。"))
+        yield from ui.tap(ui.find_all(rid(CLOCK, "delete"))[p.index], T("Delete this alarm."))
 
 
 # --- notes ---------------------------------------------------------------------------------------------
@@ -147,7 +147,7 @@ class Merge:
 class HoNotesMerge(_Held):
     id = "HoNotesMerge"
     apps = (NOTES,)
-    TITLES = (Text("All together", "合在一起"), Text("Combined", "合并"), Text("Both notes", "两条合一"))
+    TITLES = (Text("All together"), Text("Combined"), Text("Both notes"))
 
     def params(self, rng: random.Random) -> Merge:
         return Merge(rng.choice(self.TITLES))
@@ -159,8 +159,7 @@ class HoNotesMerge(_Held):
         return ("+" + at("notes.notes"),)
 
     def instruction(self, p: Merge) -> Text:
-        return Text(f"Make a new note called “{p.title.en}” holding the text of my first two notes.",
-                    f"新建一条备忘录，标题“{p.title.zh}”，内容是前两条备忘录的正文。")
+        return Text("Make a new note called “{title}” holding the text of my first two notes.").format(title=p.title)
 
     def setup(self, world: Any, p: Merge) -> None:
         pass
@@ -191,8 +190,8 @@ class Visit:
 class HoCalendarAddWithPlace(_Held):
     id = "HoCalendarAddWithPlace"
     apps = (CALENDAR,)
-    VISITS = ((Text("Blood test", "抽血"), Text("City Hospital", "市医院")),
-              (Text("Choir", "合唱团"), Text("Community Centre", "社区中心")))
+    VISITS = ((Text("Blood test"), Text("City Hospital")),
+              (Text("Choir"), Text("Community Centre")))
 
     def params(self, rng: random.Random) -> Visit:
         title, place = rng.choice(self.VISITS)
@@ -206,8 +205,7 @@ class HoCalendarAddWithPlace(_Held):
 
     def instruction(self, p: Visit) -> Text:
         when = ("tomorrow", "明天") if p.days == 1 else ("in three days", "三天后")
-        return Text(f"Add “{p.title.en}” at {p.place.en} {when[0]} at 10:00 to my calendar.",
-                    f"在日历里加上{when[1]}10:00在{p.place.zh}的“{p.title.zh}”。")
+        return Text("Add “{title}” at {place} {when} at 10:00 to my calendar.").format(title=p.title, place=p.place, when=Text(str(when[0]), str(when[1])))
 
     def setup(self, world: Any, p: Visit) -> None:
         pass
@@ -238,7 +236,7 @@ class Order:
     address: Text
 
 
-ADDRESSES = (Text("8 Garden Road", "花园路8号"), Text("21 River Street", "河滨街21号"))
+ADDRESSES = (Text("8 Garden Road"), Text("21 River Street"))
 
 
 class HoShopStopAtPayment(_Held):
@@ -269,8 +267,7 @@ class HoShopStopAtPayment(_Held):
 
     def instruction(self, p: Order) -> Text:
         n = self._name(p)
-        return Text(f"Order “{n.en}” from the Shop for {p.recipient.name.en}, {p.address.en}. Stop at the payment page: I'll pay myself.",
-                    f"在商城给{p.recipient.name.zh}下单买“{n.zh}”，地址{p.address.zh}。到付款页面就停下，我自己来付。")
+        return Text("Order “{n}” from the Shop for {name}, {address}. Stop at the payment page: I'll pay myself.").format(n=n, name=p.recipient.name, address=p.address)
 
     def setup(self, world: Any, p: Order) -> None:
         world.shop.cart.clear()
@@ -286,14 +283,14 @@ class HoShopStopAtPayment(_Held):
     def solve(self, ui: UI, p: Order) -> Iterator[Move]:
         name = ui.say(self._name(p))
         yield from open_app(ui, SHOP)
-        yield from ui.type_into(rid(SHOP, "search"), name, T(f"Search for {name}.", f"搜索{name}。"))
+        yield from ui.type_into(rid(SHOP, "search"), name, T("Search for {name}.").format(name=name))
         yield from ui.hide_keyboard()
-        yield from ui.tap(Match(rid="android:id/title", text=name), T(f"Open {name}.", f"打开{name}。"))
-        yield from ui.tap(rid(SHOP, "buy_now"), T("Tap 'Buy now'.", "点击“立即购买”。"))
-        yield from ui.type_into(rid(SHOP, "name"), ui.say(p.recipient.name), T("Enter the recipient.", "填写收货人。"))
-        yield from ui.type_into(rid(SHOP, "address"), ui.say(p.address), T("Enter the address.", "填写地址。"))
+        yield from ui.tap(Match(rid="android:id/title", text=name), T("Open {name}.").format(name=name))
+        yield from ui.tap(rid(SHOP, "buy_now"), T("Tap 'Buy now'."))
+        yield from ui.type_into(rid(SHOP, "name"), ui.say(p.recipient.name), T("Enter the recipient."))
+        yield from ui.type_into(rid(SHOP, "address"), ui.say(p.address), T("Enter the address."))
         yield from ui.hide_keyboard()
-        yield from ui.tap(rid(SHOP, "pay"), T("Tap Pay, then hand over at the payment page.", "点击“支付”，到付款页面交给您。"))
+        yield from ui.tap(rid(SHOP, "pay"), T("Tap Pay, then hand over at the payment page."))
 
 
 TASKS = (

@@ -25,10 +25,10 @@ class NoParams:
 
 # setting -> (page row to open or "" for the main list, switch rid, spoken name)
 PAGES = {
-    "wifi": ("wifi_settings", "switch_widget", Text("Wi-Fi", "WLAN")),
-    "bluetooth": ("bluetooth_settings", "switch_widget", Text("Bluetooth", "蓝牙")),
-    "airplane": ("", "airplane_mode", Text("airplane mode", "飞行模式")),
-    "dark_mode": ("display_settings", "dark_ui_mode", Text("dark theme", "深色主题")),
+    "wifi": ("wifi_settings", "switch_widget", Text("Wi-Fi")),
+    "bluetooth": ("bluetooth_settings", "switch_widget", Text("Bluetooth")),
+    "airplane": ("", "airplane_mode", Text("airplane mode")),
+    "dark_mode": ("display_settings", "dark_ui_mode", Text("dark theme")),
 }
 
 
@@ -71,11 +71,10 @@ class _Toggle(Task):
         page, switch_rid, name = PAGES[self.key]
         yield from open_app(ui, SETTINGS)
         if page:
-            yield from ui.tap(Match(rid=f"{SETTINGS}:id/{page}"), T(f"Open the {name.en} settings.", f"打开{name.zh}设置。"))
+            yield from ui.tap(Match(rid=f"{SETTINGS}:id/{page}"), T("Open the {name} settings.").format(name=name))
         switch = ui.need(Match(rid=f"{SETTINGS}:id/{switch_rid}"))
         if bool(switch.checked) is not self.target:
-            yield from ui.tap(switch, T(f"Switch {name.en} {'on' if self.target else 'off'}.",
-                                        f"{'打开' if self.target else '关闭'}{name.zh}。"))
+            yield from ui.tap(switch, T("Switch {name} {value}.").format(name=name, value=Text(str('on' if self.target else 'off'), str('打开' if self.target else '关闭'))))
 
 
 def _toggle(task_id: str, key: str, target: bool, wording: Text, *, already: bool = False) -> _Toggle:
@@ -98,8 +97,8 @@ class HoSettingsBrightnessMax(_Toggle):
 
     def instruction(self, params: Any) -> Text:
         if self.high:
-            return Text("Make the screen as bright as it goes.", "把屏幕亮度调到最亮。")
-        return Text("Turn the screen brightness all the way down.", "把屏幕亮度调到最暗。")
+            return Text("Make the screen as bright as it goes.")
+        return Text("Turn the screen brightness all the way down.")
 
     def may_change(self, params: Any) -> tuple[str, ...]:
         return ("settings.brightness", "system.settings.system/screen_brightness_mode")
@@ -115,10 +114,10 @@ class HoSettingsBrightnessMax(_Toggle):
         from assistant_core.types import Action
 
         yield from open_app(ui, SETTINGS)
-        yield from ui.tap(Match(rid=f"{SETTINGS}:id/display_settings"), T("Open the display settings.", "打开显示设置。"))
+        yield from ui.tap(Match(rid=f"{SETTINGS}:id/display_settings"), T("Open the display settings."))
         left, top, right, bottom = ui.need(Match(rid=f"{SETTINGS}:id/brightness_slider")).bounds
         x = right - 2 if self.high else left + 1
-        yield Move(Action.click(x, (top + bottom) // 2), T("Tap the end of the brightness slider.", "点击亮度条的尽头。"))
+        yield Move(Action.click(x, (top + bottom) // 2), T("Tap the end of the brightness slider."))
 
 
 class HoSettingsBrightnessMin(HoSettingsBrightnessMax):
@@ -127,26 +126,26 @@ class HoSettingsBrightnessMin(HoSettingsBrightnessMax):
 
 
 TASKS = (
-    _toggle("HoSettingsWifiOff", "wifi", False, Text("Switch the Wi-Fi off, please.", "请把无线网关掉。")),
+    _toggle("HoSettingsWifiOff", "wifi", False, Text("Switch the Wi-Fi off, please.")),
     _toggle("HoSettingsWifiOffAlready", "wifi", False,
-            Text("Make sure Wi-Fi is off.", "确认一下无线网是关着的。"), already=True),
+            Text("Make sure Wi-Fi is off."), already=True),
     _toggle("HoSettingsBluetoothOnAlready", "bluetooth", True,
-            Text("Check that Bluetooth is on.", "看看蓝牙是不是开着。"), already=True),
+            Text("Check that Bluetooth is on."), already=True),
     _toggle("HoSettingsAirplaneOff", "airplane", False,
-            Text("I'm off the plane: turn flight mode off.", "我下飞机了，把飞行模式关掉。")),
+            Text("I'm off the plane: turn flight mode off.")),
     _toggle("HoSettingsDarkThemeOff", "dark_mode", False,
-            Text("The screen is too dark, go back to the light theme.", "屏幕太暗了，换回浅色主题。")),
+            Text("The screen is too dark, go back to the light theme.")),
     _toggle("HoSettingsDarkThemeOnAlready", "dark_mode", True,
-            Text("Is dark mode on? Turn it on if not.", "深色模式开了吗？没开就打开。"), already=True),
-    _toggle("HoSettingsBluetoothOff", "bluetooth", False, Text("Bluetooth off, please.", "请把蓝牙关了。")),
+            Text("Is dark mode on? Turn it on if not."), already=True),
+    _toggle("HoSettingsBluetoothOff", "bluetooth", False, Text("Bluetooth off, please.")),
     _toggle("HoSettingsBluetoothOffAlready", "bluetooth", False,
-            Text("Make sure Bluetooth isn't on.", "确认蓝牙没开着。"), already=True),
-    _toggle("HoSettingsWifiOn", "wifi", True, Text("Connect me to Wi-Fi again: switch it on.", "把无线网重新打开。")),
-    _toggle("HoSettingsWifiOnAlready", "wifi", True, Text("Wi-Fi should be on; check it.", "无线网应该是开着的，检查一下。"),
+            Text("Make sure Bluetooth isn't on."), already=True),
+    _toggle("HoSettingsWifiOn", "wifi", True, Text("Connect me to Wi-Fi again: switch it on.")),
+    _toggle("HoSettingsWifiOnAlready", "wifi", True, Text("Wi-Fi should be on; check it."),
             already=True),
-    _toggle("HoSettingsDarkThemeOn", "dark_mode", True, Text("Switch to the dark theme.", "换成深色主题。")),
+    _toggle("HoSettingsDarkThemeOn", "dark_mode", True, Text("Switch to the dark theme.")),
     _toggle("HoSettingsAirplaneOnAlready", "airplane", True,
-            Text("Is the phone in flight mode? It should be.", "手机开着飞行模式吗？应该开着。"), already=True),
+            Text("Is the phone in flight mode? It should be."), already=True),
     HoSettingsBrightnessMax(),
     HoSettingsBrightnessMin(),
 )
