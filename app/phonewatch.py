@@ -13,7 +13,7 @@ DeviceDisconnected); while it runs, the loop's own "lost"/"back" sentences are n
 
 Remembered Wi-Fi phones that stay silent (harness.adbserver.RememberedPhones; the server's reconnect at
 start takes a dead one off its list again) are said once the first device list is in, with how to forget
-them. Forgetting, like `phonebuddy devices forget`: by key (FORGET_KEYS, Ctrl+Shift+F; with several, a
+them. Forgetting, like `phonebuddy devices forget`: by key (Ctrl+Shift+F, in the window's shortcut table app.shortcuts; with several, a
 number key then picks) or by voice or typed request ("forget the phone", "forget the phone at
 192.168.1.20", "forget number 2", 忘掉手机, 忘掉第二部手机). The phone is dropped from the remembered
 list, from the server's reconnect list and from the server's phone list, and the window says so.
@@ -36,7 +36,6 @@ log = logging.getLogger(__name__)
 
 _QUIET_DURING_RUN = (STATES["unplugged"].en,)
 
-FORGET_KEYS = "Ctrl+Shift+F"  # no screen reader or TalkBack modifier; no text-field binding in Qt
 FORGET = Catalog(
     "phonewatch",
     {
@@ -326,13 +325,9 @@ def attach_phone_watch(window: Any, owner: Any, *, settle_ms: int = 300, remembe
 
     plain_submit_or_pick = submit_or_pick
     window.submit_request = submit_or_forget
-    from PySide6.QtGui import QKeySequence, QShortcut
-
-    forget_key = QShortcut(QKeySequence(FORGET_KEYS), window)
-    forget_key.setContext(Qt.ShortcutContext.WindowShortcut)
-    forget_key.activated.connect(lambda: None if window.is_running() else forget_what(None))
-    watch.forget_key = forget_key  # type: ignore[attr-defined]
-    watch.destroyed.connect(lambda *_: forget_key.setEnabled(False))
+    # The key itself is in the window's shortcut table (app.shortcuts, so F1 lists it); it calls this.
+    window.forget_phone = lambda: None if window.is_running() else forget_what(None)
+    watch.destroyed.connect(lambda *_: setattr(window, "forget_phone", lambda: say(FORGET["nothing"])))
 
     def pick_or_forget(number: int) -> bool:
         if watch.pending_forget and 1 <= number <= len(watch.pending_forget):

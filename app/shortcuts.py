@@ -28,6 +28,7 @@ class Command(StrEnum):
     RATE_UP = "rate_up"
     RATE_DOWN = "rate_down"
     HANDOVER_DONE = "handover_done"
+    FORGET_PHONE = "forget_phone"
     SETTINGS = "settings"
     QUIT = "quit"
 
@@ -56,6 +57,7 @@ SHORTCUTS: tuple[Shortcut, ...] = (
     Shortcut(Command.HANDOVER_DONE, "F10", "sc_done"),
     Shortcut(Command.CHANNEL, "F11", "sc_channel"),
     Shortcut(Command.SETTINGS, "F12", "sc_settings"),
+    Shortcut(Command.FORGET_PHONE, "Ctrl+Shift+F", "sc_forget"),
     Shortcut(Command.QUIT, "Ctrl+Q", "sc_quit"),
 )
 

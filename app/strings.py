@@ -116,6 +116,7 @@ APP = Catalog(
         "sc_rate": "Ctrl+Up and Ctrl+Down: speak faster or slower",
         "sc_done": "F10: tell me you finished a step I handed to you",
         "sc_settings": "F12: caregiver settings",
+        "sc_forget": "Ctrl+Shift+F: forget a remembered Wi-Fi phone that is not answering",
         "sc_quit": "Ctrl+Q: quit",
         "sc_any": "Any key stops the speech.",
         "close": "Close",

@@ -204,6 +204,7 @@ class LayoutPart:
             Command.RATE_DOWN: lambda: self.change_rate(-10),
             Command.HANDOVER_DONE: lambda: handover_done(self),
             Command.SETTINGS: self.open_settings,
+            Command.FORGET_PHONE: lambda: self.forget_phone(),  # looked up each time: the phone watch sets it
             Command.QUIT: self.close,
         }
         self.shortcuts: dict[Command, QShortcut] = {}

@@ -73,6 +73,12 @@ class PhonePart:
         if announce:
             self.announcer.announce(tr(f"channel_now_{channel}", self.lang))
 
+    def forget_phone(self) -> None:
+        """Ctrl+Shift+F without a phone watch (app.phonewatch replaces this): nothing is remembered here."""
+        from app.phonewatch import FORGET
+
+        self.announcer.announce(FORGET["nothing"].get(self.lang))
+
     def next_channel(self) -> None:
         """F11: PhoneBuddy's voice → the screen reader → both → PhoneBuddy's voice."""
         from app.screen_reader import SpeechChannel

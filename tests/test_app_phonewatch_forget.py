@@ -105,3 +105,19 @@ def test_several_silent_phones_are_read_out_and_forgotten_by_voice_and_number(qt
     finally:
         watch.stop()
         window.shutdown()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_f1_lists_the_forget_key_and_the_key_works_without_a_phone_watch(qtbot, lang):
+    from app.shortcuts import help_lines
+    from app.strings import tr
+
+    window, said = _window(qtbot, lang)
+    assert tr("sc_forget", lang) in help_lines(lang)  # F1 reads it, one line of its own
+    assert tr("sc_forget", lang).startswith("Ctrl+Shift+F")
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)  # a window shortcut needs an active window
+    window.conversation.setFocus()
+    qtbot.keyClick(window.conversation, Qt.Key.Key_F,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: FORGET["nothing"].get(lang) in said, timeout=3000)  # no watch: said, not silent
