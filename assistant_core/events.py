@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from assistant_core.i18n import Text
-from assistant_core.types import Action, ConfirmAnswer, Decision, Step
+from assistant_core.types import Action, ConfirmAnswer, Decision, Exchange, Step
 
 if TYPE_CHECKING:  # pragma: no cover
     from assistant_core.confirm import ConfirmationRequest
@@ -102,6 +102,7 @@ class EpisodeResult:
     handovers: int = 0  # parts the user had to do themselves (a PIN on a secure screen, unlocking)
     answers: tuple[Text, ...] = ()  # what read-only questions found (a query tool's words), in order
     approvals: tuple[dict[str, str], ...] = ()  # what a yes covered (item, amount, payee, app, screen)
+    exchanges: tuple[Exchange, ...] = ()  # the questions put to the user and the answers, in order (typed)
 
     @property
     def executed_steps(self) -> int:

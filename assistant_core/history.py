@@ -577,8 +577,10 @@ class HistoryStore:
     def export_training(self, run_ids: Iterable[int], out: IO[str]) -> int:
         """Write the chosen runs' steps as JSON lines (one step a line); returns the line count.
 
-        A line carries `width` and `height` (the observed screen) when the step recorded them, and the
-        step's thumbnail as `screenshot` (base64 JPEG) when it has one.
+        A line carries `width` and `height` (the observed screen) when the step recorded them, the
+        step's thumbnail as `screenshot` (base64 JPEG) when it has one, and `exchanges`: the questions the
+        user had answered before that step, as the policy saw them (`types.Exchange.to_dict`, in order).
+        `goal` is the request as the user said it.
 
         Raises ConsentRequiredError unless the user's consent to training export is on record.
         """
@@ -586,6 +588,9 @@ class HistoryStore:
             raise ConsentRequiredError(MSG["no_consent"])
         run_ids = list(run_ids)
         count = 0
+        exchanges: dict[int | None, list[tuple[int, dict[str, Any]]]] = {}
+        for _, run_of, at, detail in self.audit_rows("exchange"):
+            exchanges.setdefault(run_of, []).append((at if at is not None else -1, detail))
         for run_id in run_ids:
             run = self.get_run(run_id)
             for step in self.steps(run_id):
@@ -593,7 +598,8 @@ class HistoryStore:
                         "verification": run.verification, "step": step.index, "action": step.action,
                         "thought": step.thought, "raw_text": step.raw_text, "verdict": step.verdict,
                         "rule": step.rule, "confirmation": step.confirmation, "executed": step.executed,
-                        "foreground": step.foreground}
+                        "foreground": step.foreground,
+                        "exchanges": [d for at, d in exchanges.get(run.id, []) if at < step.index]}
                 if step.width and step.height:
                     line["width"], line["height"] = step.width, step.height
                 if step.thumbnail:

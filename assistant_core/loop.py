@@ -15,8 +15,10 @@ Behaviour (every bound is in `LoopConfig`):
   that change the screen (pressing delete to clear a field) are progress, not a loop.
 - `PolicyOutputError` is recorded as a step with the error (the model sees it next turn) and retried
   up to `max_policy_retries` times in a row; `PolicyUnavailableError` ends the run.
-- output → a `said` event; call_user → paused, the question goes to the `UserChannel`, the answer is
-  added to the goal and the run resumes (no answer: USER_ENDED); finish → a spoken summary.
+- output → a `said` event; call_user → paused, the question goes to the `UserChannel`, the question and
+  answer are kept as an `Exchange` (typed state: the goal is never changed; the policy reads them from
+  `Observation.exchanges`, the result from `EpisodeResult.exchanges`) and the run resumes (no answer:
+  USER_ENDED); finish → a spoken summary.
 - DENY → the reason is said and the model is told; hand-over rules (secure screen, locked phone,
   password/code field) pause and ask the user to do that part, then resume.
 - CONFIRM → a ConfirmationRequest goes through the `Confirmer` with `Patience` (reminders, no answer
@@ -118,6 +120,7 @@ from assistant_core.types import (
     Device,
     DeviceDisconnected,
     DeviceError,
+    Exchange,
     Observation,
     Policy,
     Proposal,
@@ -237,7 +240,7 @@ class _Episode:
     run_id: int | None = None
     seq: int = 0
     index: int = 0  # steps that consumed the budget
-    user_notes: list[str] = field(default_factory=list)
+    exchanges: list[Exchange] = field(default_factory=list)  # the user's answers, in order (never glued onto the goal)
     confirmations: int = 0
     refusals: int = 0
     handovers: int = 0
@@ -258,12 +261,6 @@ class _Episode:
     pending_events: list[EventRow] = field(default_factory=list)
 
     # --- plumbing -------------------------------------------------------------------------------------------
-
-    @property
-    def effective_goal(self) -> str:
-        if not self.user_notes:
-            return self.goal
-        return self.goal + "\n" + "\n".join(f"(The user said: {note})" for note in self.user_notes)
 
     def emit(self, event: Event) -> Event:
         """Queue the event for the history; `flush` writes them, and is called before anything is
@@ -316,6 +313,7 @@ class _Episode:
                                    run_id=self.run_id, elapsed_s=self.clock() - started,
                                    confirmations=self.confirmations, refusals=self.refusals,
                                    handovers=self.handovers, answers=tuple(self.answers),
+                                   exchanges=tuple(self.exchanges),
                                    approvals=tuple(self.approvals))
             if self.outcome_check is not None:
                 result = replace(result, verification=self.verify(result))
@@ -394,7 +392,7 @@ class _Episode:
 
         t0 = self.clock()
         try:
-            proposal = self.policy.propose(self.effective_goal, obs, tuple(self.steps))
+            proposal = self.policy.propose(self.goal, replace(obs, exchanges=tuple(self.exchanges)), tuple(self.steps))
         except PolicyOutputError as error:
             timings["propose_s"] = self.clock() - t0
             policy_failures += 1
@@ -532,7 +530,7 @@ class _Episode:
             self.mark_executed(step_id, timings)
             if answer is None:
                 raise _Ended(Outcome.USER_ENDED, MSG["no_answer"])
-            self.user_notes.append(answer)
+            self.keep_exchange(Exchange(question, answer, step))
             return
         if kind is ActionKind.WAIT:
             ms = min(action.duration_ms or 0, self.config.max_wait_ms)
@@ -577,6 +575,13 @@ class _Episode:
             self.add_step(executed)
             raise
         self.add_step(replace(executed, error=FEEDBACK_LEFT) if left else executed)
+
+    def keep_exchange(self, exchange: Exchange) -> None:
+        """The user's answer, kept as typed state (the policy gets it on the next observation) and recorded
+        as such in the history (an `exchange` row the training export reads); the goal is left as said."""
+        self.exchanges.append(exchange)
+        if self.history is not None and self.run_id is not None:
+            self.history.audit("exchange", run_id=self.run_id, step=exchange.step, detail=exchange.to_dict())
 
     def mark_executed(self, step_id: int | None, timings: dict[str, float]) -> None:
         if self.history is not None and step_id is not None:
@@ -724,7 +729,7 @@ class _Episode:
                            foreground=obs.foreground))
         if answer is None or parse_meta(answer) is MetaCommand.NO:
             raise _Ended(Outcome.STUCK, MSG["stuck"])
-        self.user_notes.append(answer)
+        self.keep_exchange(Exchange(question, answer, step))
 
     def device_lost(self, step: int, error: DeviceError) -> Generator[Event, None, None]:
         log.warning("device lost: %s", error)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assistant_core.errors import PolicyUnavailableError
-from assistant_core.types import Action, Observation, Proposal, Step
+from assistant_core.types import Action, Exchange, Observation, Proposal, Step
 
 FINISH_WHEN_EXHAUSTED = '<think>The script has no more replies.</think>\n<tool_call>\n{"name": "finish", "arguments": {"text": ""}}\n</tool_call>'
 
@@ -64,6 +64,7 @@ class ScriptedPolicy:
     profile: str = "phonebuddy-4b"
     position: int = 0
     seen_goals: list[str] = field(default_factory=list)
+    seen_exchanges: list[tuple[Exchange, ...]] = field(default_factory=list)  # the user's answers, per call
 
     @classmethod
     def from_file(cls, path: str | Path, *, profile: str = "phonebuddy-4b") -> ScriptedPolicy:
@@ -81,6 +82,7 @@ class ScriptedPolicy:
         from assistant_core.policy.parsing import parse_reply
 
         self.seen_goals.append(goal)
+        self.seen_exchanges.append(observation.exchanges)
         if self.exhausted:
             raw = FINISH_WHEN_EXHAUSTED
         else:

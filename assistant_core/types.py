@@ -287,12 +287,44 @@ class UIElement:
         return max(0, right - left) * max(0, bottom - top)
 
 
+@dataclass(frozen=True)
+class Exchange:
+    """A question the run put to the user (a model's call_user, the loop guard's "what now?") and the
+    user's answer, as said. Typed state: the goal stays the request as the user said it, and the policy
+    reads the exchanges from `Observation.exchanges` (the prompt shows them in their own part, the fast
+    path reads the answers directly). `step` is the step the question was asked at."""
+
+    question: Text
+    answer: str
+    step: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"step": self.step, "question": {"en": self.question.en, "zh": self.question.zh},
+                "answer": self.answer}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> Exchange:
+        """An exchange from `to_dict`'s form (a history export line): ValueError when it is not one."""
+        if not isinstance(data, dict) or not isinstance(data.get("answer"), str):
+            raise ValueError(f"not an exchange: {data!r}")
+        question, step = data.get("question", ""), data.get("step", 0)
+        if isinstance(question, dict):
+            en, zh = question.get("en", ""), question.get("zh", question.get("en", ""))
+        else:
+            en = zh = question
+        if not isinstance(en, str) or not isinstance(zh, str) or not isinstance(step, int) or isinstance(step, bool):
+            raise ValueError(f"not an exchange: {data!r}")
+        return cls(Text(en, zh), data["answer"], step)
+
+
 @dataclass(frozen=True, eq=False)
 class Observation:
     """What the assistant sees of the phone at one moment.
 
     `screenshot` is a PIL image (RGB, width x height) or None when capture failed; `is_secure` means the
     system blocked capture (FLAG_SECURE: a black frame or an error) and the user must take over.
+    `exchanges` is what the user has answered so far in this run (devices leave it empty; the loop fills
+    it before the policy sees the observation).
     """
 
     width: int
@@ -306,6 +338,7 @@ class Observation:
     is_locked: bool = False
     timestamp: float = field(default_factory=time.time)
     source: str = ""  # "screencap", "mirror", "sim", ...
+    exchanges: tuple[Exchange, ...] = ()  # the user's answers in this run, in order (see Exchange)
 
     @property
     def screen_text(self) -> str:

@@ -186,7 +186,6 @@ _RECIPIENT_ONLY = (
                r"(?P<r>[^,.!?\d][^,.!?]*?)\s*[.!?]?$", re.IGNORECASE),
     re.compile(r"^(?:请|麻烦)?(?:帮我)?(?:给|发短信给|发信息给)\s*(?P<r>[^，,。！？\s]+?)\s*(?:发(?:个|一条)?(?:短信|消息|信息))?[。！]?$"),
 )
-_USER_SAID = re.compile(r"\n\(The user said: (.*)\)$")
 # An alarm's label, as people give it: "labelled 'Walk the dog'", "called pills", "标签是“遛狗”".
 _ALARM_LABEL = (
     re.compile(r"\b(?:label(?:l)?ed|called|named|titled|with (?:the )?(?:label|name))\s+[\"'“‘]?(?P<l>[^\"'”’]+?)[\"'”’]?\s*[.!]?$",
@@ -486,19 +485,6 @@ def read_facts(device: Any) -> PhoneFacts:
 # --- the policy that runs a plan ----------------------------------------------------------------------------
 
 
-def split_goal(goal: str) -> tuple[str, list[str]]:
-    """The loop appends the user's answers as '(The user said: ...)' lines: (request, answers)."""
-    answers: list[str] = []
-    text = goal
-    while True:
-        m = _USER_SAID.search(text)
-        if m is None:
-            break
-        answers.insert(0, m.group(1))
-        text = text[: m.start()]
-    return text, answers
-
-
 WITHOUT_MODEL = Text("I can't do that without the model. Without it I can call, text, set alarms and timers, switch settings, open apps and answer questions about the phone.")
 
 
@@ -520,6 +506,9 @@ class WithoutModel:
 class FastPathPolicy:
     """A Policy: the fast path's plan first; the fallback (the model, the oracle, or noop) for anything
     the plan does not cover, with the original goal, from the step it takes over.
+
+    The user's answers to its questions are the loop's typed exchanges (`observation.exchanges`), read as
+    they are: the goal is the request as said, never parsed for answers.
 
     `facts` is read from `device` once, on the first step. After a tool the phone refused (a step with
     an error) the fallback takes over; after a no to a confirmation the run finishes (nothing is retried).
@@ -544,20 +533,20 @@ class FastPathPolicy:
         """Whether the fast path would act on or ask about this request (not hand it over), on this phone."""
         if self.facts is None:
             self.facts = read_facts(self.device) if self.device is not None else PhoneFacts()
-        request, answers = split_goal(goal)
-        return self.planner.plan(request, self.facts, answers=answers).status is not PlanStatus.HAND_OVER
+        return self.planner.plan(goal, self.facts).status is not PlanStatus.HAND_OVER
 
     def _hand_over(self, reason: str, history: Sequence[Step]) -> None:
         log.info("fast path hands over to the model: %s", reason)
         self.handed_at, self.handover_reason = len(history), reason
 
     def propose(self, goal: str, observation: Observation, history: Sequence[Step]) -> Proposal:
-        request, answers = split_goal(goal)
         if self.handed_at is None:
-            proposal = self._propose(request, answers, history)
+            answers = [exchange.answer for exchange in observation.exchanges]
+            proposal = self._propose(goal, answers, history)
             if proposal is not None:
                 return proposal
-        return self.fallback.propose(request if not answers else goal, observation, list(history)[self.handed_at or 0:])
+        # The fallback gets the same goal and the same observation, the user's answers on it.
+        return self.fallback.propose(goal, observation, list(history)[self.handed_at or 0:])
 
     def _propose(self, request: str, answers: list[str], history: Sequence[Step]) -> Proposal | None:
         last = history[-1] if history else None
@@ -592,4 +581,4 @@ class FastPathPolicy:
 
 
 __all__ = ["FastPlan", "FastPlanner", "FastPathPolicy", "PhoneFacts", "Contact", "PlanStatus", "WONT", "WithoutModel",
-           "contact_book", "find_contacts", "negation", "read_contacts", "read_facts", "split_goal"]
+           "contact_book", "find_contacts", "negation", "read_contacts", "read_facts"]

@@ -49,6 +49,15 @@ def tool_call(name: str, **arguments: Any) -> str:
     return f"<think>step</think>\n<tool_call>\n{body}\n</tool_call>"
 
 
+def drain(gen: Any) -> Any:
+    """Runs a loop generator (`run_episode`) to its end; returns its EpisodeResult."""
+    while True:
+        try:
+            next(gen)
+        except StopIteration as done:
+            return done.value
+
+
 def grid(x: int, y: int) -> list[list[int]]:
     """Device pixels to PhoneBuddy's 0-1000 grid (rounding back lands on the same pixel or next to it)."""
     return [[round(x * 1000 / W), round(y * 1000 / H)]]

@@ -122,7 +122,9 @@ def test_a_question_from_the_assistant_is_answered_in_the_request_box(qtbot):
     qtbot.keyClick(window.request_box, Qt.Key.Key_Return)
     with qtbot.waitSignal(window.run_finished, timeout=30_000):
         pass
-    assert any("Nina Song" in goal for goal in policy.seen_goals[1:])  # the answer reached the model
+    # The answer reached the model as a typed exchange; the goal it got is still the request as said.
+    assert policy.seen_goals[1:] and set(policy.seen_goals) == {"Text Nina"}
+    assert [e.answer for e in policy.seen_exchanges[-1]] == ["Nina Song"]
     assert window.conversation.entries[-1].kind is EntryKind.RESULT
 
 

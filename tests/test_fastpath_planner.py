@@ -12,11 +12,12 @@ from assistant_core.i18n import Text
 from assistant_core.loop import LoopConfig, ScriptedUser, run_episode
 from assistant_core.policies import NoopPolicy
 from assistant_core.safety import GateContext
-from assistant_core.types import ActionKind, ConfirmAnswer
-from harness.fastpath import Contact, FastPathPolicy, FastPlanner, PhoneFacts, PlanStatus, split_goal
+from assistant_core.types import ActionKind, ConfirmAnswer, Exchange, Observation, Step
+from harness.fastpath import Contact, FastPathPolicy, FastPlanner, PhoneFacts, PlanStatus
 from harness.phoneworld import SimDevice, World
 from harness.phoneworld.apps.phone import Contact as SimContact
 from harness.verify import KindRegistry, OutcomeVerifier
+from tests.core_fixtures import drain
 
 PLANNER = FastPlanner()
 FACTS = PhoneFacts((Contact("Sophie Tang", ("138 0000 1111",)), Contact("Sophie Li", ("139 0000 2222",)),
@@ -89,8 +90,56 @@ def test_and_inside_a_message_is_not_a_second_request():
     assert [a.setting.value for a in two.actions] == ["bluetooth", "wifi"]
 
 
-def test_split_goal_reads_the_loops_answers():
-    assert split_goal("Call Sophie\n(The user said: Sophie Li)\n(The user said: yes)") == ("Call Sophie", ["Sophie Li", "yes"])
+class _Fallback:
+    """Records what the model would get once the fast path hands over."""
+
+    def __init__(self):
+        self.calls = []
+
+    def propose(self, goal, observation, history):
+        from assistant_core.types import Action, Proposal
+
+        self.calls.append((goal, observation.exchanges))
+        return Proposal(Action.finish(""))
+
+
+def _seen(*exchanges):
+    return Observation(1080, 2400, "com.android.launcher", exchanges=tuple(exchanges))
+
+
+@pytest.mark.parametrize("goal, lang, answer, check", [
+    ("Text Mum", "en", "On my way (see you at 5)\nlove you",
+     lambda a: a.text == "On my way (see you at 5)\nlove you" and a.number == "+86 135 0000 3333"),
+    ("给王芳发短信", "zh", "我晚点到（大概七点）", lambda a: a.text == "我晚点到（大概七点）" and a.number == "136 0000 4444"),
+    ("Call Sophie", "en", "Sophie Li", lambda a: a.number == "139 0000 2222"),
+    ("设一个闹钟", "zh", "早上6点半", lambda a: a.clock == "06:30"),
+])
+def test_the_fast_path_acts_on_the_typed_answer(goal, lang, answer, check):
+    """The answer comes as the loop's typed exchange on the observation, read as it is: a message with a
+    line break and brackets (which text glued onto the goal could not carry back) is sent word for word."""
+    fallback = _Fallback()
+    policy = FastPathPolicy(PLANNER, fallback=fallback, facts=FACTS, lang=lang)
+    asked = policy.propose(goal, _seen(), [])
+    assert asked.action.kind is ActionKind.CALL_USER
+    question = Exchange(PLANNER.plan(goal, FACTS).question, answer, step=0)
+    acted = policy.propose(goal, _seen(question), [Step(0, asked.action, executed=True)])
+    assert acted.action.is_tool and check(acted.action)
+    assert fallback.calls == []
+
+
+def test_the_fast_path_never_reads_answers_out_of_the_goal():
+    """A goal that happens to hold the old glued-on form is a request, not an answer; the model gets the
+    goal and the typed answers as they are when the fast path hands over."""
+    fallback = _Fallback()
+    policy = FastPathPolicy(PLANNER, fallback=fallback, facts=FACTS)
+    glued = "Call Sophie\n(The user said: Sophie Li)"
+    first = policy.propose(glued, _seen(), [])
+    assert not (first.action.is_tool and first.action.number == "139 0000 2222")  # no call to Sophie Li
+    fallback = _Fallback()
+    policy = FastPathPolicy(PLANNER, fallback=fallback, facts=FACTS)
+    unclear = Exchange(PLANNER.plan("Call Sophie", FACTS).question, "the other one")
+    policy.propose("Call Sophie", _seen(unclear), [])
+    assert fallback.calls == [("Call Sophie", (unclear,))]
 
 
 def test_which_one_asked_and_answered_through_the_loop():
@@ -104,15 +153,30 @@ def test_which_one_asked_and_answered_through_the_loop():
     gen = run_episode("Call Alice", device=device, policy=policy, confirmer=FixedConfirmer(ConfirmAnswer.YES),
                       context=context, user=user, config=LoopConfig(step_budget=6), sleep=lambda s: None,
                       outcome_check=OutcomeVerifier(KindRegistry.load()))
-    while True:
-        try:
-            next(gen)
-        except StopIteration as done:
-            result = done.value
-            break
+    result = drain(gen)
     assert [q.en for q in user.questions] == ["Which Alice: Alice Chen or Alice Wang?"]
     assert result.outcome is Outcome.FINISHED
     assert [c.number for c in dialer.state.calls] == ["18800009999"]  # Alice Wang's, never Alice Chen's
+
+
+@pytest.mark.parametrize("goal, answer, lang", [("Set an alarm", "7:30 am", "en"), ("设一个闹钟", "早上7点半", "zh")])
+def test_an_ask_user_request_is_asked_and_answered_through_the_loop(goal, answer, lang):
+    """The fast path asks for the time, the loop keeps the answer as a typed exchange, and the alarm is set
+    from it; the run's goal is still the request as said."""
+    world = World(seed=0, language=lang)
+    device = SimDevice(world, screenshots=False)
+    user = ScriptedUser([answer])
+    policy = FastPathPolicy(FastPlanner(KindRegistry.load()), fallback=NoopPolicy(), device=device, lang=lang)
+    context = GateContext(allowed_apps=frozenset({"com.android.deskclock"}), app_labels=device.installed_apps())
+    before = {a.id for a in world.deskclock.alarms}
+    gen = run_episode(goal, device=device, policy=policy, confirmer=FixedConfirmer(ConfirmAnswer.YES),
+                      context=context, user=user, config=LoopConfig(step_budget=6, lang=lang), sleep=lambda s: None)
+    result = drain(gen)
+    assert len(user.questions) == 1 and not policy.handed_over
+    assert result.outcome is Outcome.FINISHED and result.goal == goal
+    assert [(e.question, e.answer) for e in result.exchanges] == [(user.questions[0], answer)]
+    new = [a for a in world.deskclock.alarms if a.id not in before]
+    assert [a.time for a in new] == ["07:30"]
 
 
 @pytest.mark.parametrize("goal", ["不要打电话", "别给王芳打电话", "千万不要打电话", "我没让你打电话", "给王芳打电话？算了",

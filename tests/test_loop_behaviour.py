@@ -31,7 +31,7 @@ from assistant_core.policies import ScriptedPolicy, action_to_reply
 from assistant_core.safety import GateContext, Rule
 from assistant_core.types import ActionKind, ConfirmAnswer, Observation, Verdict
 from harness.phoneworld import SimDevice, World
-from tests.core_fixtures import RecordingDevice, tool_call
+from tests.core_fixtures import RecordingDevice, drain, tool_call
 
 SETTINGS = "com.android.settings"
 OPEN_SETTINGS = tool_call("open_app", package=SETTINGS)
@@ -107,7 +107,11 @@ def test_the_loop_guard_resumes_with_the_users_advice():
                                              config=LoopConfig(loop_guard_repeats=3))
     assert result.outcome is Outcome.FINISHED
     assert of(events, Resumed)[0].answer == "open the settings instead"
-    assert "open the settings instead" in policy.seen_goals[-1]
+    # The advice reaches the policy as a typed exchange; the goal stays the request as said.
+    assert set(policy.seen_goals) == {"do the thing"}
+    (advice,) = policy.seen_exchanges[-1]
+    assert advice.answer == "open the settings instead" and "3 times" in advice.question.en
+    assert result.exchanges == (advice,) and result.goal == "do the thing"
 
 
 def test_unparseable_replies_are_fed_back_with_bounded_retries():
@@ -130,10 +134,43 @@ def test_output_is_said_and_call_user_pauses_and_resumes_with_the_answer():
     pause = [e for e in of(events, Paused) if e.reason is PauseReason.ASK_USER][0]
     assert pause.message.en == "Who should I write to?"
     assert of(events, Resumed)[0].answer == "Anna"
-    assert "Anna" in policy.seen_goals[-1]
+    # The answer reaches the policy as a typed exchange (question and answer) from the next step on; the
+    # goal the policy gets is the request as said, unchanged after the answer.
+    assert policy.seen_goals == ["do the thing"] * 3
+    assert [len(e) for e in policy.seen_exchanges] == [0, 0, 1]
+    (exchange,) = policy.seen_exchanges[-1]
+    assert (exchange.question.en, exchange.answer, exchange.step) == ("Who should I write to?", "Anna", 1)
+    assert result.exchanges == (exchange,) and result.goal == "do the thing"
     assert result.outcome is Outcome.FINISHED
     _, result, _, _, _ = run([tool_call("call_user", text="Which one?"), FINISH], user=ScriptedUser([]))
     assert result.outcome is Outcome.USER_ENDED
+
+
+def test_an_answer_mid_run_reaches_the_models_prompt_in_its_own_part():
+    """What the model is sent after the user answered: the goal as said, then the answer's line, then the
+    history. The goal the loop hands the policy never changes."""
+    from assistant_core.policy.prompt import build_prompt
+
+    class Prompted(ScriptedPolicy):
+        requests: list
+
+        def propose(self, goal, observation, history):
+            self.requests.append(build_prompt(goal, observation, history, self.profile).user[2])
+            return super().propose(goal, observation, history)
+
+    policy = Prompted.from_replies([tool_call("call_user", text="Who should I write to?"), FINISH])
+    policy.requests = []
+    world, device = make_device()
+    gen = run_episode("Write to my friend", device=device, policy=policy, confirmer=FixedConfirmer(ConfirmAnswer.NO),
+                      context=GateContext(allowed_apps=frozenset({SETTINGS}), app_labels=device.installed_apps()),
+                      user=ScriptedUser(["Anna (from choir)\nnot Anna Li"]), sleep=lambda s: None)
+    result = drain(gen)
+    assert result.outcome is Outcome.FINISHED
+    assert policy.seen_goals == ["Write to my friend"] * 2
+    first, second = policy.requests
+    assert first == "# Instruction\nWrite to my friend"
+    assert second.startswith("# Instruction\nWrite to my friend\n(The user said: Anna (from choir)\nnot Anna Li)"
+                             "\n\n# History of Previous Actions\n- Step 1:")
 
 
 def test_stop_ends_the_run_at_once():

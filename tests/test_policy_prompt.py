@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -15,7 +16,7 @@ from assistant_core.i18n import Text
 from assistant_core.policy.hardware import Hardware, recommend
 from assistant_core.policy.profiles import get_profile, load_profiles
 from assistant_core.policy.prompt import ImagePart, build_prompt, fit_pixels, prompt_text
-from assistant_core.types import Action, Observation, Step
+from assistant_core.types import Action, Exchange, Observation, Step
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,6 +53,46 @@ def test_phonebuddy_request_matches_the_runner_layout():
 def test_no_history_section_on_the_first_step():
     prompt = build_prompt("Open the clock", screen(), [], "phonebuddy-4b")
     assert prompt.user[2] == "# Instruction\nOpen the clock"
+
+
+def answered(*answers):
+    """The screen with the user's answers on it, as the loop hands it to the policy."""
+    return replace(screen(), exchanges=tuple(Exchange(Text("Which one?", "哪一个？"), a, step=n)
+                                             for n, a in enumerate(answers)))
+
+
+def test_the_users_answers_have_their_own_part_right_after_the_goal():
+    history = [Step(index=0, action=Action.call_user("Which Sophie?"), thought="Ask which one.", executed=True)]
+    prompt = build_prompt("Call Sophie", answered("Sophie Li", "the one from work"), history, "phonebuddy-4b")
+    assert prompt.user[2] == (
+        "# Instruction\nCall Sophie\n(The user said: Sophie Li)\n(The user said: the one from work)"
+        "\n\n# History of Previous Actions\n- Step 1:\nThought: Ask which one.\n"
+        "Action: call_user({\"text\": \"Which Sophie?\"})")
+    zh = build_prompt("给王芳发短信", answered("我晚点到"), [], "phonebuddy-4b", lang="zh")
+    assert zh.user[2] == "# 指令\n给王芳发短信\n(The user said: 我晚点到)"
+    assert build_prompt("Call Sophie", screen(), [], "phonebuddy-4b").user[2] == "# Instruction\nCall Sophie"
+
+
+@pytest.mark.parametrize("profile", ["phonebuddy-4b", "autoglm-phone-9b", "qwen3-vl-4b"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_answers_part_is_byte_for_byte_what_the_models_saw_before(profile, lang):
+    """Compatibility: the typed answers render exactly as the old goal-with-answers text did, in every
+    prompt family and language, so trained models see the same request."""
+    history = [Step(index=0, action=Action.click(540, 1200), thought="tap")]
+    typed = build_prompt("Set an alarm", answered("7:30 am", "早上"), history, profile, lang=lang)
+    glued = build_prompt("Set an alarm\n(The user said: 7:30 am)\n(The user said: 早上)", screen(), history, profile,
+                         lang=lang)
+    assert typed.system == glued.system and typed.text == glued.text
+
+
+def test_no_code_glues_the_answers_onto_the_goal():
+    """The answers' wording lives in the prompt formats only (rendered by `render_exchanges`); no module
+    writes it onto, or reads it out of, a goal."""
+    glued = [str(path.relative_to(ROOT)) for package in ("assistant_core", "harness", "phonebuddy", "app", "training")
+             for path in (ROOT / package).rglob("*.py") if "The user said: " in path.read_text(encoding="utf-8")]
+    assert glued == []
+    formats = json.loads((ROOT / "assistant_core/policy/prompts/formats.json").read_text(encoding="utf-8"))
+    assert all("{exchanges}" in layout[lang]["request"] for layout in formats.values() for lang in ("en", "zh"))
 
 
 def test_openai_messages_carry_the_jpeg_as_a_data_url():

@@ -185,3 +185,23 @@ def test_never_items_shown_on_screen_are_black_and_the_users_own_words_stay(tmp_
     out = Outbound(profile=NEVER)
     out.mask_observation(obs, keep="Tell me my ID")
     assert out.mask_prompt_text("It says ID: 11010519491231002X") == "It says [hidden]"
+
+
+def test_the_users_answer_is_theirs_to_send_like_the_request(capture):
+    """A name the user gave as an answer is not hidden from the request because the phone's shade shows it:
+    the answers are kept like the request itself (typed exchanges, never part of the goal)."""
+    from assistant_core.i18n import Text
+    from assistant_core.types import Exchange
+
+    url, bodies = capture
+    device = SimDevice(shade_world())
+    seen = device.observe()
+    policy = RemotePolicy(url, stream=False, retries=0)
+    policy.outbound = Outbound(allowed_apps=frozenset(), app_labels=device.installed_apps())
+    policy.propose("Reply to my friend", seen)
+    hidden = policy.outbound._labels
+    assert any("Li Wei" in label for label in hidden)  # the shade's row is masked text
+    answer = next(label for label in hidden if "Li Wei" in label)
+    asked = replace(seen, exchanges=(Exchange(Text("Who?", "谁？"), answer),))
+    policy.propose("Reply to my friend", asked)
+    assert f"(The user said: {answer})" in sent_text(bodies[-1])

@@ -112,6 +112,48 @@ def test_history_export_with_consent_becomes_examples(tmp_path):
     assert {e.source for e in got} == {"history"}
 
 
+@pytest.mark.parametrize("lang, answer", [("en", "Anna (from choir)"), ("zh", "安娜（合唱团的）")])
+def test_a_run_with_an_answer_exports_the_goal_as_said_and_the_answer_as_data(tmp_path, lang, answer):
+    """A real run asks the user mid-way: the export keeps the request as said and the answer as structured
+    exchanges, and the example after the answer shows it in the prompt's answers part, as the model saw it."""
+    from assistant_core.confirm import FixedConfirmer
+    from assistant_core.history import ConsentPurpose, HistoryStore
+    from assistant_core.loop import LoopConfig, ScriptedUser, run_episode
+    from assistant_core.policies import ScriptedPolicy
+    from assistant_core.safety import GateContext
+    from assistant_core.types import ConfirmAnswer
+    from harness.phoneworld import SimDevice, World
+    from tests.core_fixtures import drain, tool_call
+
+    device = SimDevice(World(seed=0, language=lang), screenshots=False)
+    store = HistoryStore(tmp_path / "h.db")
+    policy = ScriptedPolicy.from_replies([tool_call("call_user", text="Who should I write to?"),
+                                          tool_call("finish", text="")])
+    goal = "Write to my friend" if lang == "en" else "给我朋友写信"
+    gen = run_episode(goal, device=device, policy=policy, confirmer=FixedConfirmer(ConfirmAnswer.NO),
+                      context=GateContext(allowed_apps=frozenset({"com.android.settings"})),
+                      user=ScriptedUser([answer]), history=store, config=LoopConfig(lang=lang), sleep=lambda s: None)
+    result = drain(gen)
+    assert result.outcome.value == "finished" and result.goal == goal
+    store.record_consent(ConsentPurpose.TRAINING_EXPORT, True)
+    buffer = io.StringIO()
+    assert store.export_training([result.run_id], buffer) == 2
+    lines = [json.loads(line) for line in buffer.getvalue().splitlines()]
+    assert [line["goal"] for line in lines] == [goal, goal]
+    said = {"step": 0, "question": {"en": "Who should I write to?", "zh": "Who should I write to?"}, "answer": answer}
+    assert [line["exchanges"] for line in lines] == [[], [said]]
+    path = tmp_path / "export.jsonl"
+    path.write_text(buffer.getvalue(), encoding="utf-8")
+    first, second = (e.messages[1]["content"][2]["text"] for e in history_examples(path, max_pixels=TINY_PIXELS))
+    heading = "# Instruction" if lang == "en" else "# 指令"
+    assert first == f"{heading}\n{goal}"  # the first step: nothing asked yet, no history
+    assert second.startswith(f"{heading}\n{goal}\n(The user said: {answer})\n\n")
+    lines[1]["exchanges"] = [{"answer": 7}]
+    path.write_text("\n".join(json.dumps(line, ensure_ascii=False) for line in lines), encoding="utf-8")
+    with pytest.raises(TrainingError, match="not the user's answers"):
+        list(history_examples(path, max_pixels=TINY_PIXELS))
+
+
 def _tool_call(reply: str) -> dict:
     return json.loads(reply.split("<tool_call>\n", 1)[1].split("\n</tool_call>", 1)[0])
 

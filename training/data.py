@@ -19,6 +19,10 @@ Sources:
   small thumbnail) is scaled to `width` x `height` and then goes through the same `build_prompt` as a
   live screenshot, so the example's image has the size and aspect the runtime would send; a step
   without one gets a black frame of that size (logged), as the runtime does when capture fails.
+  A line's `goal` is the request as the user said it and its `exchanges` the answers the user had given
+  before that step (typed, `assistant_core.types.Exchange`): they ride on the step's observation, so the
+  prompt shows them in their own part exactly as the runtime did (`build_prompt`); a line that is not
+  that shape is a TrainingError naming it.
   An export is a file anyone can edit, so it is checked before it is used: the screen is at most
   `MAX_SCREEN_SIDE` pixels a side, a thumbnail at most `MAX_THUMBNAIL_BYTES` encoded and
   `MAX_THUMBNAIL_PIXELS` decoded (a decompression bomb is a black frame, logged), an action must be a
@@ -51,7 +55,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from assistant_core.types import Action, ActionError, ActionKind, Observation, Step
+from assistant_core.types import Action, ActionError, ActionKind, Exchange, Observation, Step
 from training.errors import EmptyDatasetError, TrainingError
 from training.runs import FreeBytes, atomic_dir, disk_free_bytes, write_json_atomic
 
@@ -312,7 +316,14 @@ def _history_step(row: dict[str, Any], size: tuple[int, int], run_id: int,
         action = Action.from_dict(row.get("action"))
     except (ActionError, ValueError, TypeError) as exc:
         raise TrainingError(f"history run {run_id} step {row.get('step')}: not a valid action ({exc})") from None
-    obs = Observation(width=width, height=height, foreground=foreground, screenshot=image)
+    said = row.get("exchanges") or []
+    try:
+        if not isinstance(said, list):
+            raise ValueError("the exchanges must be a list")
+        exchanges = tuple(Exchange.from_dict(item) for item in said)
+    except ValueError as exc:
+        raise TrainingError(f"history run {run_id} step {row.get('step')}: not the user's answers ({exc})") from None
+    obs = Observation(width=width, height=height, foreground=foreground, screenshot=image, exchanges=exchanges)
     return obs, action, thought
 
 

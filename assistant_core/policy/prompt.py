@@ -3,9 +3,12 @@
 For PhoneBuddy (the team's eval runner, `Qwen3_5_SFT_EN_Prompt`): an empty system message, then one user
 message of three parts: the system prompt text (GUI agent instructions, the tools as JSON schemas, the
 0-1000 coordinate rule, the <tool_call> format), the current screenshot as JPEG (quality 90), and
-``# Instruction\\n<goal>`` followed, when there are earlier steps, by ``\\n\\n# History of Previous Actions\\n``
-and one ``- Step N:\\nThought: ...\\nAction: func({json})`` block per step (JSON with non-ASCII kept).
-Only the current screenshot is sent; the history is text.
+``# Instruction\\n<goal>`` followed, when the user has answered questions in this run, by one line per
+answer in the layout's `exchange` form (`formats.json`): the typed `Observation.exchanges`, rendered here
+and only here by `render_exchanges` (the goal itself is never changed; the lines are byte for byte what
+the models saw when the loop still glued the answers onto the goal); then, when there are earlier steps, by
+``\\n\\n# History of Previous Actions\\n`` and one ``- Step N:\\nThought: ...\\nAction: func({json})`` block per
+step (JSON with non-ASCII kept). Only the current screenshot is sent; the history is text.
 
 Prompt texts are data files in `prompts/` (`<family>.<lang>.txt`, and `formats.json` for the request and
 history layout), in English and Chinese. The English PhoneBuddy prompt is the one the model was trained
@@ -36,7 +39,7 @@ from typing import Any
 from assistant_core.i18n import normalize_lang
 from assistant_core.policy.profiles import Dialect, ModelProfile, get_profile
 from assistant_core.toolbox import TOOLS
-from assistant_core.types import Action, ActionKind, Observation, Step
+from assistant_core.types import Action, ActionKind, Exchange, Observation, Step
 
 log = logging.getLogger(__name__)
 
@@ -289,11 +292,20 @@ def render_history(history: Sequence[Step], width: int, height: int, profile: Mo
     return layout["history"].format(steps=joined)
 
 
+def render_exchanges(exchanges: Sequence[Exchange], profile: ModelProfile, lang: str) -> str:
+    """The user's answers in this run, the part of the request right after the goal: one line each in the
+    layout's `exchange` form (`formats.json`); "" when nothing was asked. The one place the typed exchanges
+    become prompt text."""
+    layout = _formats()[profile.prompt][normalize_lang(lang)]
+    return "".join(layout["exchange"].format(answer=exchange.answer) for exchange in exchanges)
+
+
 def build_prompt(goal: str, observation: Observation, history: Sequence[Step] = (),
                  profile: str | ModelProfile | None = None, *, lang: str = "en", feedback: str | None = None,
                  max_pixels: int | None = None, min_pixels: int | None = None, tool_actions: bool = False) -> ChatPrompt:
-    """The full request for one step. `feedback` (optional) tells the model why its last reply was refused;
-    `tool_actions` offers the registered tool actions too (see `prompt_text`)."""
+    """The full request for one step. `goal` is the request as the user said it; the user's answers come
+    from `observation.exchanges` (see `render_exchanges`). `feedback` (optional) tells the model why its last
+    reply was refused; `tool_actions` offers the registered tool actions too (see `prompt_text`)."""
     prof = get_profile(profile)
     fmt = _formats()[prof.prompt]
     layout = fmt[normalize_lang(lang)]
@@ -301,7 +313,8 @@ def build_prompt(goal: str, observation: Observation, history: Sequence[Step] = 
     if "{date}" in system_text:
         system_text = system_text.replace("{date}", time.strftime("%Y-%m-%d, %A"))
     history_text = render_history(history, observation.width, observation.height, prof, lang)
-    request = layout["request"].format(goal=goal.strip(), history=history_text,
+    exchanges = render_exchanges(observation.exchanges, prof, lang)
+    request = layout["request"].format(goal=goal.strip(), exchanges=exchanges, history=history_text,
                                        screen_info=json.dumps({"current_app": observation.foreground},
                                                               ensure_ascii=False))
     if feedback:

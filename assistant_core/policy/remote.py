@@ -458,7 +458,9 @@ class RemotePolicy:
                 feedback: str | None = None) -> Proposal:
         started = time.perf_counter()
         if self.outbound is not None:
-            observation = self.outbound.mask_observation(observation, keep=goal)
+            # What the user said is theirs to send: the request and their answers in this run.
+            said = "\n".join([goal, *(exchange.answer for exchange in observation.exchanges)])
+            observation = self.outbound.mask_observation(observation, keep=said)
         prompt = build_prompt(goal, observation, history, self.profile, lang=self.lang, feedback=feedback,
                               max_pixels=self.max_pixels)
         if self.outbound is not None:
