@@ -20,13 +20,15 @@ import sys
 import time
 from pathlib import Path
 
+from assistant_core import languages as langs
+
 log = logging.getLogger(__name__)
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="phonebuddy", description="PhoneBuddy: an accessible desktop phone assistant.")
     p.add_argument("--demo", action="store_true", help="open on the simulated phone (PhoneWorld-lite)")
-    p.add_argument("--lang", choices=("en", "zh"), default=None, help="interface and voice language")
+    p.add_argument("--lang", choices=langs.choices(), default=None, help="interface and voice language")
     p.add_argument("--high-contrast", action="store_true", help="high-contrast theme (7:1 or better)")
     p.add_argument("--seed", type=int, default=0, help="simulated phone seed")
     p.add_argument("--listen-wav", type=Path, default=None, help="push-to-talk hears this WAV file")

@@ -40,6 +40,7 @@ from app.window_phone import PhonePart
 from app.window_run import RunPart
 from app.window_voice import VoicePart
 from app.workers import BackgroundOp, ConfirmBridge, UserBridge, WorkerThread
+from assistant_core import languages as langs
 from assistant_core.types import ConfirmAnswer
 
 log = logging.getLogger(__name__)
@@ -134,7 +135,8 @@ class MainWindow(LayoutPart, PhonePart, VoicePart, RunPart, QMainWindow):
 
 
     def toggle_language(self) -> None:
-        self.set_language("zh" if self.lang == "en" else "en")
+        """F8: the next registered language (assistant_core.languages; English and 中文 take turns)."""
+        self.set_language(langs.next_code(self.lang))
 
     def set_language(self, lang: str, *, announce: bool = True, persist: bool = True) -> None:
         """F8's switch: every control re-labelled in `lang`, kept in the caregiver settings (the next start
@@ -261,7 +263,7 @@ class MainWindow(LayoutPart, PhonePart, VoicePart, RunPart, QMainWindow):
         dialog = ShortcutsDialog(lines, lang=self.lang, parent=self)
         self._help_shown = dialog
         dialog.open()
-        stop = "。" if self.lang == "zh" else "."
+        stop = langs.get(self.lang).sentence_stop.strip()
         # One shortcut per line, each its own sentence: the voice pauses after each.
         self.announcer.announce_lines([ln if ln.endswith((".", "。")) else ln + stop for ln in lines])
 

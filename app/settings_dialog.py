@@ -34,7 +34,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.agent import AgentChoice, AgentKind, check_server_address
-from app.strings import tr
+from app.strings import language_label, tr
+from assistant_core import languages as langs
 from assistant_core.errors import SettingsError
 from assistant_core.i18n import Text, retry_hint
 from assistant_core.safety import MANDATORY_CONFIRM, OPTIONAL_CONFIRM, Category, category_phrase
@@ -127,9 +128,9 @@ class CaregiverSettingsDialog(QDialog):
         self.budget.setValue(initial.step_budget)
         self.language = QComboBox()
         self.language.setObjectName("languageChoice")
-        self.language.addItem("", "en")
-        self.language.addItem("", "zh")
-        self.language.setCurrentIndex(0 if initial.language == "en" else 1)
+        for code in langs.codes():  # every registered language (assistant_core.languages), named in retranslate
+            self.language.addItem("", code)
+        self.language.setCurrentIndex(max(0, self.language.findData(langs.get(initial.language).code)))
         # The Chinese voice (speech.kokoro: 'female' zf_xiaoxiao, the default, or 'male' zm_yunxi); any
         # other stored or offered voice name is kept as a choice of its own.
         self.voice = QComboBox()
@@ -253,8 +254,8 @@ class CaregiverSettingsDialog(QDialog):
         _name(self.model_name, lang, "cs_model_name")
         _name(self.server, lang, "cs_server")
         self._retranslate_recogniser(lang)
-        self.language.setItemText(0, tr("lang_en", lang))
-        self.language.setItemText(1, tr("lang_zh", lang))
+        for i in range(self.language.count()):
+            self.language.setItemText(i, language_label(self.language.itemData(i), lang))
         self.voice.setItemText(0, tr("cs_voice_female", lang))
         self.voice.setItemText(1, tr("cs_voice_male", lang))
         for i, (_kind, key) in enumerate(AGENT_OPTIONS):

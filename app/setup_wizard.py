@@ -49,8 +49,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.agent import check_server_address
-from app.strings import APP, tr
+from app.strings import APP, tr, wizard_language_label
 from app.workers import BackgroundOp
+from assistant_core import languages as langs
 from assistant_core.i18n import Text, normalize_lang
 from assistant_core.policy.hardware import expected_wait_text
 
@@ -199,6 +200,7 @@ def default_actions() -> SetupActions:
 class WizardCommand(StrEnum):
     ENGLISH = "english"
     CHINESE = "chinese"
+    LANGUAGE = "language"  # another registered language (spoken_language says which)
     NEXT = "next"
     BACK = "back"
     REPEAT = "repeat"
@@ -208,10 +210,9 @@ class WizardCommand(StrEnum):
     DOWNLOAD = "wiz_download"
 
 
-# Checked in this order: a language first (the welcome page's question), then moving, then a page's button.
+# Checked in this order: a language first (the welcome page's question: each registered language's
+# `spoken_names`, assistant_core.languages), then moving, then a page's button.
 _COMMAND_WORDS: tuple[tuple[WizardCommand, tuple[str, ...]], ...] = (
-    (WizardCommand.ENGLISH, ("english", "英文", "英语", "英語")),
-    (WizardCommand.CHINESE, ("chinese", "mandarin", "zhongwen", "中文", "汉语", "漢語", "普通话", "国语", "華語", "华语")),
     (WizardCommand.BACK, ("back", "previous", "上一步", "上一页", "返回", "后退")),
     (WizardCommand.NEXT, ("next", "continue", "go on", "forward", "下一步", "下一页", "继续", "繼續")),
     (WizardCommand.REPEAT, ("repeat", "read", "again", "重复", "再说一遍", "朗读", "再读")),
@@ -222,19 +223,33 @@ _COMMAND_WORDS: tuple[tuple[WizardCommand, tuple[str, ...]], ...] = (
 )
 
 
+def _said(text: str, words: tuple[str, ...]) -> bool:
+    return any(re.search(rf"\b{re.escape(w)}\b", text) if w.isascii() else w in text for w in words)
+
+
+def _clean(utterance: str) -> str:
+    text = unicodedata.normalize("NFKC", utterance or "").casefold()
+    return re.sub(r"[\s\.,!?;:，。！？；：、…“”\"'~～]+", " ", text).strip()
+
+
+def spoken_language(utterance: str) -> str | None:
+    """The registered language named in a transcript ("Chinese.", "我要用普通话", "français"), or None."""
+    text = _clean(utterance)
+    return next((lang.code for lang in langs.registry().values()
+                 if text and _said(text, tuple(n.casefold() for n in lang.spoken_names))), None)
+
+
 def parse_wizard_command(utterance: str) -> WizardCommand | None:
     """The setup wizard's command in a transcript ("Chinese.", "下一步", "go back"), or None."""
-    text = unicodedata.normalize("NFKC", utterance or "").casefold()
-    text = re.sub(r"[\s\.,!?;:，。！？；：、…“”\"'~～]+", " ", text).strip()
+    text = _clean(utterance)
     if not text:
         return None
+    code = spoken_language(utterance)
+    if code is not None:
+        return {"en": WizardCommand.ENGLISH, "zh": WizardCommand.CHINESE}.get(code, WizardCommand.LANGUAGE)
     for command, words in _COMMAND_WORDS:
-        for word in words:
-            if word.isascii():
-                if re.search(rf"\b{re.escape(word)}\b", text):
-                    return command
-            elif word in text:
-                return command
+        if _said(text, words):
+            return command
     from assistant_core.session import MetaCommand, parse_meta
 
     return WizardCommand.REPEAT if parse_meta(utterance) is MetaCommand.REPEAT else None
@@ -248,7 +263,7 @@ class _ProgressRelay(QObject):
 
 def _stop(lang: str) -> str:
     """Between two spoken sentences."""
-    return "。" if lang == "zh" else ". "
+    return langs.get(lang).sentence_stop
 
 
 def _name(widget: QWidget, lang: str, key: str, desc: str | None = None) -> None:
@@ -519,37 +534,41 @@ class ConnectPage(StepPage):
 
 
 class LanguagePage(StepPage):
-    """The welcome, read aloud when the wizard opens, and the language choice: English or 中文, by the
-    arrow keys, E / C (or Z), F8, or by voice. Choosing switches the wizard and the app at once."""
+    """The welcome, read aloud when the wizard opens, and the language choice: one button per registered
+    language (English, 中文, ...), by the arrow keys, its letter (E, C or Z, ...), F8, or by voice. Choosing
+    switches the wizard and the app at once."""
 
     def __init__(self, *, lang: str, announce):
-        self.english = QRadioButton()
-        self.english.setObjectName("wizardEnglish")
-        self.chinese = QRadioButton()
-        self.chinese.setObjectName("wizardChinese")
+        self.radios: dict[str, QRadioButton] = {}
+        for code in langs.codes():
+            self.radios[code] = QRadioButton()
+            self.radios[code].setObjectName({"en": "wizardEnglish", "zh": "wizardChinese"}.get(code, f"wizard_{code}"))
+        self.english, self.chinese = self.radios["en"], self.radios["zh"]
         super().__init__("wiz_welcome_title", "wiz_welcome_steps", lang=lang, announce=announce)
         self.group = QButtonGroup(self)
         self.group.setExclusive(True)
-        self.group.addButton(self.english)
-        self.group.addButton(self.chinese)
-        self.layout_.insertWidget(1, self.english)
-        self.layout_.insertWidget(2, self.chinese)
-        QWidget.setTabOrder(self.english, self.chinese)
-        QWidget.setTabOrder(self.chinese, self.speak)
-        self.english.toggled.connect(lambda on: on and self._chosen("en"))
-        self.chinese.toggled.connect(lambda on: on and self._chosen("zh"))
+        buttons = list(self.radios.values())
+        for i, (code, button) in enumerate(self.radios.items()):
+            self.group.addButton(button)
+            self.layout_.insertWidget(1 + i, button)
+            button.toggled.connect(lambda on, code=code: on and self._chosen(code))
+        for before, after in zip(buttons, [*buttons[1:], self.speak], strict=True):
+            QWidget.setTabOrder(before, after)
         self.show_choice(lang)
 
     def retranslate(self, lang: str) -> None:
         super().retranslate(lang)
-        self.english.setText(tr("wiz_lang_en", lang))
-        _name(self.english, lang, "wiz_lang_en")
-        self.chinese.setText(tr("wiz_lang_zh", lang))
-        _name(self.chinese, lang, "wiz_lang_zh")
+        for code, button in self.radios.items():
+            button.setText(wizard_language_label(code, lang))
+            if f"wiz_lang_{code}" in APP:
+                _name(button, lang, f"wiz_lang_{code}")
+            else:
+                button.setAccessibleName(button.text())
+                button.setAccessibleDescription(button.text())
         self.show_choice(lang)
 
     def radio(self, lang: str) -> QRadioButton:
-        return self.chinese if lang == "zh" else self.english
+        return self.radios.get(langs.get(lang).code, self.english)
 
     def show_choice(self, lang: str) -> None:
         """Check the button for `lang` without treating it as a new choice."""
@@ -563,7 +582,7 @@ class LanguagePage(StepPage):
     def _fix_tab_stop(self) -> None:
         """Tab lands on the chosen language (the arrows reach the other), also when it was chosen by a
         letter, F8 or voice: Qt only moves the tab stop of a radio group when the focus moves."""
-        for button in (self.english, self.chinese):
+        for button in self.radios.values():
             policy = button.focusPolicy()
             button.setFocusPolicy(policy | Qt.FocusPolicy.TabFocus if button.isChecked()
                                   else Qt.FocusPolicy(policy.value & ~Qt.FocusPolicy.TabFocus.value))
@@ -575,7 +594,10 @@ class LanguagePage(StepPage):
             wizard.set_language(lang)
 
 
-_LANGUAGE_KEYS = {Qt.Key.Key_E: "en", Qt.Key.Key_C: "zh", Qt.Key.Key_Z: "zh"}
+def _language_keys() -> dict[Qt.Key, str]:
+    """The welcome page's letters: each registered language's `keys` (E English, C or Z 中文, ...)."""
+    return {getattr(Qt.Key, f"Key_{k.upper()}"): lang.code for lang in langs.registry().values() for k in lang.keys
+            if hasattr(Qt.Key, f"Key_{k.upper()}")}
 
 
 class SetupWizard(QWizard):
@@ -691,8 +713,8 @@ class SetupWizard(QWizard):
             self.toggle_voice()
         elif plain and key == Qt.Key.Key_F8:
             self.toggle_language()
-        elif plain and welcome and key in _LANGUAGE_KEYS:
-            self.choose_language(_LANGUAGE_KEYS[key])
+        elif plain and welcome and key in _language_keys():
+            self.choose_language(_language_keys()[key])
         elif plain and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             focused = self.focusWidget()  # this window's focus (what the screen reader last named in it)
             if isinstance(focused, QPushButton) and self.isAncestorOf(focused) and focused.isEnabled():
@@ -718,7 +740,8 @@ class SetupWizard(QWizard):
         button.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def toggle_language(self) -> None:
-        self.set_language("zh" if self.lang == "en" else "en")
+        """F8: the next registered language (English and 中文 take turns while they are the only ones)."""
+        self.set_language(langs.next_code(self.lang))
 
     def set_language(self, lang: str) -> None:
         """Switch the wizard to `lang`, tell the app (`on_language`: the window's language and the saved
@@ -754,8 +777,8 @@ class SetupWizard(QWizard):
         command = parse_wizard_command(text)
         page = self.currentPage()
         last = self.nextId() == -1
-        if command in (WizardCommand.ENGLISH, WizardCommand.CHINESE):
-            self.choose_language("en" if command is WizardCommand.ENGLISH else "zh")
+        if command in (WizardCommand.ENGLISH, WizardCommand.CHINESE, WizardCommand.LANGUAGE):
+            self.choose_language(spoken_language(text) or "en")
         elif command is WizardCommand.NEXT or (command is WizardCommand.FINISH and last):
             if last:
                 self.button(QWizard.WizardButton.FinishButton).click()

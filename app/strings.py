@@ -6,6 +6,7 @@ language at run time re-labels every control, its accessible name and its descri
 
 from __future__ import annotations
 
+from assistant_core import languages as langs
 from assistant_core.i18n import Catalog
 from phonebuddy.assistant import MSG as TURN
 
@@ -279,3 +280,17 @@ APP.entries.update(TURN.entries)
 def tr(key: str, lang: str, /, **kwargs: object) -> str:
     """The catalog text for `key` in `lang`, formatted."""
     return APP.get(key, lang, **kwargs)
+
+
+def language_label(code: str, lang: str) -> str:
+    """A language's name in the settings' list shown in `lang`: the app's own message for it ("lang_zh")
+    when there is one, else the registry's names (assistant_core.languages: "Français (French)")."""
+    return tr(f"lang_{code}", lang) if f"lang_{code}" in APP else langs.get(code).label(lang)
+
+
+def wizard_language_label(code: str, lang: str) -> str:
+    """A language's button on the setup wizard's first page, with the letter that chooses it."""
+    if f"wiz_lang_{code}" in APP:
+        return tr(f"wiz_lang_{code}", lang)
+    keys = langs.get(code).keys
+    return f"{langs.get(code).label(lang)} ({' / '.join(keys)})" if keys else langs.get(code).label(lang)

@@ -17,20 +17,24 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from assistant_core import languages as langs
+
 log = logging.getLogger(__name__)
 
 
-# Words a phone request often holds that Whisper mishears without a hint ("Wi-Fi" -> "live").
-HOTWORDS: dict[str, tuple[str, ...]] = {
-    "en": ("Wi-Fi", "Bluetooth", "Settings", "airplane mode", "PhoneBuddy"),
-    "zh": ("设置", "蓝牙", "飞行模式", "微信", "打开", "闹钟"),
-}
+def registered_hotwords() -> dict[str, tuple[str, ...]]:
+    """Words a phone request often holds that Whisper mishears without a hint ("Wi-Fi" -> "live"): each
+    registered language's `hotwords` (assistant_core.languages), by its Whisper code."""
+    return {lang.whisper: lang.hotwords for lang in langs.registry().values()}
+
+
+HOTWORDS: dict[str, tuple[str, ...]] = registered_hotwords()  # at import; the transcription reads the registry
 
 
 class WhisperTranscription:
     def __init__(self, transcriber: Any, hotwords: dict[str, tuple[str, ...]] | None = None):
         self.transcriber = transcriber
-        self.hotwords = HOTWORDS if hotwords is None else hotwords
+        self.hotwords = registered_hotwords() if hotwords is None else hotwords
         self.contacts: tuple[str, ...] = ()
         self.app_labels: tuple[str, ...] = ()
         self.last: Any = None
@@ -63,7 +67,8 @@ class WhisperTranscription:
     def __call__(self, audio: Any, lang: str) -> str:
         from speech.asr import TranscriptStatus, transcribe_file
 
-        language = lang if lang in ("en", "zh") else None
+        registered = langs.registry().get(lang)  # "auto" (the wizard's first page): detect
+        language = registered.whisper if registered is not None else None
         hotwords = self.hotwords_for(language)
         if isinstance(audio, str | Path):
             transcript = transcribe_file(self.transcriber, audio, language=language, hotwords=hotwords)

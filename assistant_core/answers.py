@@ -17,6 +17,7 @@ import re
 import unicodedata
 from enum import StrEnum
 
+from assistant_core import languages
 from assistant_core.session import MetaCommand, parse_meta
 from assistant_core.types import ConfirmAnswer
 
@@ -98,6 +99,24 @@ def _normalise(utterance: str) -> str:
     return " ".join(text.split())
 
 
+_REGISTERED: tuple[object, dict[str, Heard]] = (None, {})
+
+
+def _lookup() -> dict[str, Heard]:
+    """The tables above, then each registered language's own whole answers (assistant_core.languages:
+    `yes_words`, `no_words`, `repeat_words`; a language without rules of its own here is read by them alone)."""
+    global _REGISTERED
+    known = languages.registry()
+    if _REGISTERED[0] is not known:
+        table = dict(_LOOKUP)
+        for lang in known.values():
+            for words, heard in ((lang.repeat_words, Heard.REPEAT), (lang.no_words, Heard.NO), (lang.yes_words, Heard.YES)):
+                for word in words:
+                    table.setdefault(_normalise(word), heard)
+        _REGISTERED = (known, table)
+    return _REGISTERED[1]
+
+
 def _squeeze(text: str) -> str:
     """Without filler words (and, for Chinese, without spaces)."""
     text = _FILLER_EN.sub(" ", text)
@@ -114,9 +133,10 @@ def classify_answer(utterance: str) -> Heard:
     if meta is MetaCommand.STOP:
         return Heard.STOP
     text = _normalise(utterance)
+    lookup = _lookup()
     for candidate in (text, _squeeze(text)):
-        if candidate in _LOOKUP:
-            return _LOOKUP[candidate]
+        if candidate in lookup:
+            return lookup[candidate]
     if meta is MetaCommand.REPEAT:
         return Heard.REPEAT
     if _NEGATION_EN.search(text) or _NEGATION_ZH.search(text):

@@ -10,7 +10,9 @@ The English wording is written where it is used and is the message id:
 Each other language has one catalog, `assistant_core/locale/<lang>/LC_MESSAGES/phonebuddy.po` (gettext's
 format, read and written with Babel), compiled to a `.mo` beside it that this module reads with the standard
 library's `gettext` (no Babel at run time, a few milliseconds per language). A language is known once its
-catalog exists: `LANGS` is English plus every folder under `locale/`.
+catalog exists: `LANGS` is English plus every folder under `locale/`, plus every language of the registry
+(`assistant_core.languages`: a language folder elsewhere, named by `PHONEBUDDY_LANGUAGES`, brings its catalog
+from there).
 
 A message missing from a catalog, or one whose translation does not fill the same placeholders, falls back
 to English at run time and never raises; `scripts/i18n_check.py` (run by the test suite) fails on it, and on
@@ -28,24 +30,26 @@ import string
 from dataclasses import dataclass
 from pathlib import Path
 
+from assistant_core import languages
+
 log = logging.getLogger(__name__)
 
 Lang = str  # "en", or a folder name under locale/ ("zh")
 DOMAIN = "phonebuddy"
 LOCALE_DIR = Path(__file__).resolve().with_name("locale")
-ALIASES = {"cmn": "zh", "yue": "zh"}  # spoken-language names that share a written catalog
 
 
 def _discover() -> tuple[Lang, ...]:
-    found: list[str] = []
+    found: set[str] = set()
     try:
         for folder in sorted(LOCALE_DIR.iterdir()):
             messages = folder / "LC_MESSAGES"
             if folder.name != "en" and ((messages / f"{DOMAIN}.po").is_file() or (messages / f"{DOMAIN}.mo").is_file()):
-                found.append(folder.name)
+                found.add(folder.name)
     except OSError:  # an installation without catalogs still speaks English
         pass
-    return ("en", *found)
+    found.update(languages.registry())  # a registered language reads English where its catalog is silent
+    return ("en", *sorted(found - {"en"}))
 
 
 LANGS: tuple[Lang, ...] = _discover()
@@ -56,7 +60,7 @@ def normalize_lang(lang: str | None) -> Lang:
     if not lang:
         return "en"
     primary = lang.lower().replace("_", "-").split("-")[0]
-    primary = ALIASES.get(primary, primary)
+    primary = languages.aliases().get(primary, primary)
     return primary if primary in LANGS else "en"
 
 
@@ -66,8 +70,12 @@ _TABLES: dict[str, dict[tuple[str | None, str], str]] = {}
 
 
 def catalog_paths(lang: str, root: Path | None = None) -> tuple[Path, Path]:
-    """The `.po` and `.mo` of one language (under `root`, a copy of the locale folder, when given)."""
-    base = (root or LOCALE_DIR) / lang / "LC_MESSAGES"
+    """The `.po` and `.mo` of one language (under `root`, a copy of the locale folder, when given; else
+    where its language folder is, `assistant_core/locale/` for the built-in ones)."""
+    if root is None:
+        own = languages.registry().get(lang)
+        root = own.catalog_root if own is not None and own.catalog_root is not None else LOCALE_DIR
+    base = root / lang / "LC_MESSAGES"
     return base / f"{DOMAIN}.po", base / f"{DOMAIN}.mo"
 
 
@@ -107,8 +115,11 @@ def table(lang: str) -> dict[tuple[str | None, str], str]:
 
 
 def reload() -> None:
-    """Forget the loaded catalogs (after the files changed)."""
+    """Forget the loaded catalogs and read the language folders again (after the files changed)."""
+    global LANGS
     _TABLES.clear()
+    languages.reload()
+    LANGS = _discover()
 
 
 def translate(lang: str, msgid: str, ctx: str | None = None) -> str | None:

@@ -20,6 +20,8 @@ import argparse
 import json
 import sys
 
+from assistant_core import languages as langs
+
 EXIT_OK, EXIT_DEVICE, EXIT_BAD_INPUT = 0, 1, 2
 
 
@@ -27,7 +29,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="phonebuddy devices", description="Phones over ADB.")
     p.add_argument("--adb-host", default=None, help="adb server host (default: ANDROID_ADB_SERVER_ADDRESS or 127.0.0.1)")
     p.add_argument("--adb-port", type=int, default=None, help="adb server port (default: ANDROID_ADB_SERVER_PORT or 5037)")
-    p.add_argument("--lang", choices=("en", "zh"), default="en")
+    p.add_argument("--lang", choices=langs.choices(), default="en", help="language of messages")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="list phones, their state and what to do")

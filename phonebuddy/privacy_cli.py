@@ -16,6 +16,7 @@ import json
 import sys
 from pathlib import Path
 
+from assistant_core import languages as langs
 from assistant_core.i18n import Catalog
 
 MSG = Catalog(
@@ -31,7 +32,7 @@ MSG = Catalog(
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="phonebuddy privacy", description=__doc__.split("\n\n")[0])
     p.add_argument("--db", help="the history database (default: the user data folder)")
-    p.add_argument("--lang", choices=("en", "zh"), default="en")
+    p.add_argument("--lang", choices=langs.choices(), default="en", help="language of messages")
     p.add_argument("--pin-stdin", action="store_true", help="read the caregiver PIN from one line of stdin")
     sub = p.add_subparsers(dest="command", required=True)
     show = sub.add_parser("show", help="say what is stored")

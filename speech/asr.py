@@ -42,6 +42,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
+from assistant_core import languages as langs
 from speech.audio import ASR_RATE, clipped_fraction, has_speech
 from speech.messages import MESSAGES, ModelMissingError
 from speech.models import ModelLocator
@@ -49,8 +50,15 @@ from speech.textnorm import digits_in_transcript
 
 log = logging.getLogger(__name__)
 
-ZH_PROMPT = "以下是普通话的句子。"
-ALLOWED_LANGUAGES = ("en", "zh")
+ZH_PROMPT = langs.get("zh").asr_prompt
+
+
+def allowed_languages() -> tuple[str, ...]:
+    """The recogniser's languages: every registered language's Whisper code (assistant_core.languages)."""
+    return langs.whisper_codes()
+
+
+ALLOWED_LANGUAGES = allowed_languages()  # at import; AsrSettings reads the registry when made
 
 
 class TranscriptStatus(StrEnum):
@@ -64,8 +72,9 @@ class AsrSettings:
     """Recognition settings (from the user's settings page).
 
     `model`: a Whisper name (tiny ... large-v3-turbo) or a model folder. `device`: "cpu", "cuda" or "auto".
-    `compute_type`: "auto" means int8 on CPU and float16 on CUDA. `language`: "en", "zh" or None (detect,
-    restricted to `languages`). `confirm_below` / `repeat_below`: confidence thresholds for the status.
+    `compute_type`: "auto" means int8 on CPU and float16 on CUDA. `language`: a registered language's Whisper code
+    ("en", "zh", see assistant_core.languages) or None (detect, restricted to `languages`, every registered
+    one by default). The initial prompt is the language's registered `asr_prompt` (`zh_prompt` for Chinese). `confirm_below` / `repeat_below`: confidence thresholds for the status.
     `short_window`: audio up to `short_window_max_s` (a spoken command) is encoded in a window just longer
     than the audio instead of Whisper's padded 30 s (see `FasterWhisperTranscriber`).
     """
@@ -74,7 +83,7 @@ class AsrSettings:
     device: str = "auto"
     compute_type: str = "auto"
     language: str | None = None
-    languages: tuple[str, ...] = ALLOWED_LANGUAGES
+    languages: tuple[str, ...] = field(default_factory=allowed_languages)
     beam_size: int = 5
     simplified: bool = True
     zh_prompt: str = ZH_PROMPT
@@ -98,6 +107,13 @@ class AsrSettings:
     short_window_min_s: float = 6.0
     # Nothing usable from a recording with speech in it: decode once more (no prompt, temperature fallback).
     retry_unheard: bool = True
+
+    def prompt_for(self, language: str | None) -> str:
+        """The initial prompt for `language`: `zh_prompt` for Chinese, else its registered `asr_prompt`."""
+        if language == "zh":
+            return self.zh_prompt
+        registered = langs.by_whisper(language)
+        return registered.asr_prompt if registered is not None else ""
 
 
 @dataclass(frozen=True)
@@ -514,7 +530,7 @@ class FasterWhisperTranscriber:
                 raw, language, lang_prob = self._short_window(model, audio, language, hotwords)
             else:
                 raw, language, lang_prob = self._long(model, audio, language, forced, hotwords)
-            prompt = self.settings.zh_prompt if language == "zh" else ""
+            prompt = self.settings.prompt_for(language)
             result = self._finish(raw, language, lang_prob, forced, prompt, clipped,
                                   Timings(load_s, time.perf_counter() - start, audio_s))
             if self.settings.retry_unheard and not result.text:
@@ -612,8 +628,8 @@ class FasterWhisperTranscriber:
         multilingual = model.model.is_multilingual
         tokenizer = Tokenizer(model.hf_tokenizer, multilingual, task="transcribe", language=language if multilingual else None)
         previous: list[int] = []
-        if language == "zh" and self.settings.zh_prompt:
-            previous = tokenizer.encode(" " + self.settings.zh_prompt.strip())
+        if self.settings.prompt_for(language):
+            previous = tokenizer.encode(" " + self.settings.prompt_for(language).strip())
         prompt: list[int] = []
         if previous or hotwords:
             prompt.append(tokenizer.sot_prev)
@@ -657,7 +673,7 @@ class FasterWhisperTranscriber:
             log_prob_threshold=self.settings.log_prob_threshold,
             no_speech_threshold=self.settings.no_speech_threshold,
             no_repeat_ngram_size=self.settings.no_repeat_ngram_size,
-            initial_prompt=self.settings.zh_prompt if language == "zh" else None,
+            initial_prompt=self.settings.prompt_for(language) or None,
             hotwords=" ".join(hotwords) if hotwords else None,
             vad_filter=False,  # already trimmed by speech_region()
             max_new_tokens=self.settings.max_new_tokens,

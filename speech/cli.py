@@ -1,7 +1,7 @@
 """`phonebuddy speech ...`: transcribe a WAV file, speak a sentence, play an earcon.
 
     phonebuddy speech transcribe FILE.wav [--language zh|en] [--model base] [--hotword NAME ...] [--json]
-    phonebuddy speech say "TEXT" [--lang en|zh] [--out FILE.wav] [--rate 1.0] [--volume 1.0]
+    phonebuddy speech say "TEXT" [--lang en|zh|...] [--out FILE.wav] [--rate 1.0] [--volume 1.0]
     phonebuddy speech earcon NAME [--out FILE.wav]
     phonebuddy speech recognisers [--measure] [--choose NAME] [--json]
         the recogniser sizes with their published accuracy, their speed measured on this computer and the
@@ -20,6 +20,8 @@ import sys
 import time
 from pathlib import Path
 
+from assistant_core import languages as langs
+
 
 def _parser() -> argparse.ArgumentParser:
     # Shared options, accepted before or after the command word (SUPPRESS: a later default does not
@@ -28,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--model-dir", type=Path, default=argparse.SUPPRESS, help="a folder holding speech models")
     common.add_argument("--download", action="store_true", default=argparse.SUPPRESS,
                         help="download a missing model (needs internet)")
-    common.add_argument("--ui-lang", choices=["en", "zh"], default=argparse.SUPPRESS, help="language of messages")
+    common.add_argument("--ui-lang", choices=langs.choices(), default=argparse.SUPPRESS, help="language of messages")
     parser = argparse.ArgumentParser(
         prog="phonebuddy speech", description="Listen to a WAV file or speak text.", parents=[common]
     )
@@ -37,7 +39,7 @@ def _parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("transcribe", help="transcribe a WAV file", parents=[common])
     t.add_argument("file", type=Path)
-    t.add_argument("--language", choices=["en", "zh"], default=None, help="force the language (default: detect)")
+    t.add_argument("--language", choices=langs.whisper_codes(), default=None, help="force the language (default: detect)")
     t.add_argument("--model", default="base", help="tiny, tiny.en, base, small, ..., large-v3-turbo, or a folder")
     t.add_argument("--device", default="auto", choices=["auto", "cpu", "cuda"])
     t.add_argument("--beam-size", type=int, default=5)
@@ -47,7 +49,7 @@ def _parser() -> argparse.ArgumentParser:
 
     s = sub.add_parser("say", help="speak text (or write it to a WAV file)", parents=[common])
     s.add_argument("text")
-    s.add_argument("--lang", choices=["en", "zh"], default=None, help="default: from the characters")
+    s.add_argument("--lang", choices=langs.choices(), default=None, help="default: from the characters")
     s.add_argument("--out", type=Path, default=None, help="write a WAV file instead of playing")
     s.add_argument("--rate", type=float, default=1.0)
     s.add_argument("--volume", type=float, default=1.0)
@@ -135,19 +137,19 @@ def _transcribe(args, locator) -> int:
 
 
 def _say(args, locator) -> int:
-    from speech.tts import DEFAULT_VOICES, EspeakEngine, PiperEngine, Speaker, VoiceRouter, speak_to_array
+    from speech.tts import PiperEngine, Speaker, default_router, default_voices, speak_to_array
 
-    voices = dict(DEFAULT_VOICES)
+    voices = default_voices()  # each registered language's voice (assistant_core.languages)
     if args.voice_en:
         voices["en"] = args.voice_en
     # --voice-zh: a piper voice for Chinese, else Kokoro's 'female' / 'male' (or a Kokoro voice name).
     piper_zh = bool(args.voice_zh) and (args.voice_zh.endswith(".onnx") or "-" in args.voice_zh)
     if piper_zh:
         voices["zh"] = args.voice_zh
-    from speech.kokoro import KokoroEngine
-
-    preferred = {} if piper_zh else {"zh": KokoroEngine(locator=locator, voice=args.voice_zh)}
-    router = VoiceRouter(PiperEngine(locator=locator, voices=voices), fallback=EspeakEngine(), preferred=preferred)
+    router = default_router(locator=locator, zh_voice=None if piper_zh else args.voice_zh)
+    router.piper = PiperEngine(locator=locator, voices=voices)
+    if piper_zh:
+        router.preferred.pop("zh", None)
     if args.out is not None:
         from speech.audio import write_wav
 

@@ -37,6 +37,7 @@ from typing import Protocol
 
 import numpy as np
 
+from assistant_core import languages as langs
 from assistant_core.i18n import Lang, normalize_lang
 from speech import textnorm
 from speech.audio import AudioSink, play_chunked, resample
@@ -46,7 +47,16 @@ from speech.models import ModelLocator
 
 log = logging.getLogger(__name__)
 
-DEFAULT_VOICES: dict[str, str] = {"en": "en_US-joe-medium", "zh": "zh_CN-huayan-medium"}
+
+
+def default_voices() -> dict[str, str]:
+    """Each registered language's piper voice (assistant_core.languages): {"en": "en_US-joe-medium", ...}."""
+    return {code: lang.piper_voice for code, lang in langs.registry().items() if lang.piper_voice}
+
+
+def espeak_voices() -> dict[str, str]:
+    """Each registered language's espeak-ng voice: {"en": "en-us", "zh": "cmn-latn-pinyin", ...}."""
+    return {code: lang.espeak_voice for code, lang in langs.registry().items() if lang.espeak_voice}
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _ABBREVIATIONS = ("mr.", "mrs.", "ms.", "dr.", "st.", "e.g.", "i.e.", "etc.", "vs.", "no.", "approx.")
@@ -120,7 +130,7 @@ class PiperEngine:
         use_cuda: bool = False,
     ):
         self.locator = locator or ModelLocator()
-        self.voices = dict(DEFAULT_VOICES if voices is None else voices)
+        self.voices = dict(default_voices() if voices is None else voices)
         self.use_cuda = use_cuda
         self._loaded: dict[str, object] = {}
         self._missing: dict[str, ModelMissingError] = {}
@@ -180,17 +190,17 @@ def to_pinyin(text: str) -> str:
 
 
 class EspeakEngine:
-    """The espeak-ng program (robotic, but always there once installed): English with `en-us`, Chinese
-    from pinyin with `cmn-latn-pinyin`."""
+    """The espeak-ng program (robotic, but always there once installed): each language with its registered
+    `espeak_voice` (English with `en-us`, Chinese from pinyin with `cmn-latn-pinyin`)."""
 
-    VOICES: dict[str, str] = {"en": "en-us", "zh": "cmn-latn-pinyin"}
-
-    def __init__(self, *, binary: str = "espeak-ng", words_per_minute: int = 150):
+    def __init__(self, *, binary: str = "espeak-ng", words_per_minute: int = 150,
+                 voices: dict[str, str] | None = None):
         self.binary = binary
         self.words_per_minute = words_per_minute
+        self.VOICES = dict(espeak_voices() if voices is None else voices)
 
     def available(self, lang: Lang) -> bool:
-        if shutil.which(self.binary) is None:
+        if lang not in self.VOICES or shutil.which(self.binary) is None:
             return False
         if lang == "zh":
             try:
@@ -284,11 +294,11 @@ class VoiceRouter:
             self._warned.add(lang)
         if lang == "zh":
             return self._chinese_without_neural_voice(sentence, first_time)
-        other: Lang = "zh"
+        other: Lang = "zh" if lang == "en" else "en"  # the notice in a language that has a voice
         other_engine = self.engine_for(other)
         plans: list[Plan] = []
         if first_time:
-            name = MESSAGES.get(f"lang_{lang}", other)
+            name = MESSAGES.get(f"lang_{lang}", other) if f"lang_{lang}" in MESSAGES else langs.get(lang).label(other)
             notice = MESSAGES.get("voice_missing", other, language=name)
             if other_engine is not None:
                 plans.append(Plan(notice, other, other_engine))
@@ -523,14 +533,17 @@ class Speaker:
 
 
 def default_router(*, locator: ModelLocator | None = None, zh_voice: str | None = None) -> VoiceRouter:
-    """The product's voices: Kokoro for Chinese (`zh_voice` 'female' or 'male'), piper for English (and for
+    """The product's voices, as each language registers them (assistant_core.languages): Kokoro first for
+    Chinese (`zh_voice` 'female' or 'male'), piper for English and any language naming a piper voice (and for
     Chinese when a Chinese piper voice was installed and Kokoro is not there), espeak-ng as the last
     fallback. Nothing is loaded until the first sentence (or `router.engine_for(lang)`)."""
     from speech.kokoro import KokoroEngine
 
     locator = locator or ModelLocator()
+    kokoro = [lang for lang in langs.registry().values() if lang.tts_engine == "kokoro"]
     return VoiceRouter(PiperEngine(locator=locator), fallback=EspeakEngine(),
-                       preferred={"zh": KokoroEngine(locator=locator, voice=zh_voice)})
+                       preferred={lang.code: KokoroEngine(locator=locator, voice=zh_voice if lang.code == "zh" and zh_voice
+                                                          else lang.voice) for lang in kokoro})
 
 
 def speak_to_array(router: VoiceRouter, text: str, lang: str | None = None, *, rate: float = 1.0,
@@ -547,6 +560,6 @@ def speak_to_array(router: VoiceRouter, text: str, lang: str | None = None, *, r
 
 
 __all__ = [
-    "DEFAULT_VOICES", "EspeakEngine", "default_router", "PiperEngine", "Plan", "SpeechChunk", "Speaker", "SpokenItem",
+    "default_voices", "espeak_voices", "EspeakEngine", "default_router", "PiperEngine", "Plan", "SpeechChunk", "Speaker", "SpokenItem",
     "TtsEngine", "VoiceRouter", "play_chunked", "speak_to_array", "split_sentences", "text_language",
 ]

@@ -27,6 +27,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from assistant_core import languages as langs
+
 EXIT_OK, EXIT_FAILED, EXIT_BAD_INPUT = 0, 1, 2
 
 
@@ -158,7 +160,7 @@ def _capture_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-seconds", type=float, default=600.0, help="time budget in seconds (default 600)")
     p.add_argument("--adb-host", default=None, help="adb server host (default: ANDROID_ADB_SERVER_ADDRESS or 127.0.0.1)")
     p.add_argument("--adb-port", type=int, default=None, help="adb server port (default: ANDROID_ADB_SERVER_PORT or 5037)")
-    p.add_argument("--lang", choices=("en", "zh"), default="en", help="language of messages")
+    p.add_argument("--lang", choices=langs.choices(), default="en", help="language of messages")
     return p
 
 
