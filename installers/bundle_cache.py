@@ -31,7 +31,7 @@ IN_USE = "in-use.lock"
 NOT_BUNDLED = {"README.md", "bundle_cache.py", "make_icon.py"}  # tools that put nothing into the bundle
 SOURCE_DIRS = ("installers", "app", "assistant_core", "speech", "harness", "phonebuddy")
 SOURCE_SUFFIXES = {".py", ".spec", ".json", ".yaml", ".txt", ".md", ".jinja", ".ttf", ".png", ".wav", ".desktop",
-                   ".sh", ".iss", ".plist", ".strings", ".ico", ".icns", ".po", ".pot", ".mo", ""}
+                   ".sh", ".iss", ".plist", ".strings", ".ico", ".icns", ".po", ".pot", ".mo", ".toml", ""}
 
 
 @dataclass(frozen=True)

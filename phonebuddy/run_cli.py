@@ -81,7 +81,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="scripted:FILE | oracle | noop | local (or phonebuddy) | cpu | remote:URL")
     p.add_argument("--confirm", choices=("ask", "yes", "no"), default="no")
     p.add_argument("--model", default=None, help="model profile for phonebuddy/remote (e.g. phonebuddy-4b, phonebuddy-0.8b)")
-    p.add_argument("--lang", choices=("en", "zh"), default="en", help="the phone's UI language and the spoken language")
+    from assistant_core import languages  # the registered languages (a language folder adds one)
+
+    p.add_argument("--lang", choices=languages.choices(), default="en",
+                   help="the phone's UI language and the spoken language")
     p.add_argument("--allowed-apps", nargs="*", default=None, help="allowed packages (comma or space separated)")
     p.add_argument("--db", default=None, help="history database path (default: the user data folder)")
     p.add_argument("--no-history", action="store_true", help="do not record the run")
