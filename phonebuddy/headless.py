@@ -6,12 +6,13 @@ The assistant (phonebuddy.assistant) owns the turn here as in the window: the re
 --confirm, a simulated phone owner) says what the user says; the assistant hears it (`route()`: an ANSWER
 to the confirmation or to the question, or a stop) and hands what it decided to the front end
 (`Front.confirm`, `Front.reply`, `Front.command`), and the `AnswerBridge` gives that to the loop as its
-confirmer's and user channel's answer. A listener may instead press a key (a ConfirmAnswer: `phonebuddy run
---confirm yes|no`), which reaches the loop as the window's dialog buttons do, with no words to route. The loop asks only after it has yielded the event that opens the
-question (ConfirmationRequested, Paused), which `Assistant.drive` has already followed, so the assistant
-knows what is pending when it hears the answer.
+confirmer's and user channel's answer. A listener may instead press a key (a ConfirmAnswer: `phonebuddy
+run --confirm yes|no`), which reaches the loop as the window's dialog buttons do, with no words to route.
+The loop asks only after it has yielded the event that opens the question (ConfirmationRequested, Paused),
+which `Assistant.drive` has already followed, so the assistant knows what is pending when it hears the
+answer. A spoken stop sets the front end's `stop`, which the episode must be given.
 
-    front = HeadlessFront(lambda f: parts.episode(goal, ..., confirmer=f.bridge, user=f.bridge,
+    front = HeadlessFront(lambda f: parts.episode(goal, ..., confirmer=f.bridge, user=f.bridge, stop=f.stop,
                                                   info=RunInfo(..., started=f.assistant.run_started)),
                           listener)
     assistant = front.attach(Assistant(lang=lang, history=history))
