@@ -8,7 +8,9 @@
 --policy   scripted:FILE (raw model replies, one a line, through the real parser), oracle (the
            PhoneWorld-lite solver; sim tasks only), noop, phonebuddy (the local model, weights found
            offline; --model picks the profile), remote:URL (an OpenAI-compatible server).
---confirm  ask (on the console), yes or no (answer every confirmation so; "no" is the default).
+--confirm  ask (on the console: the answer is heard by the assistant, as a spoken answer in the window is;
+           phonebuddy.headless), yes or no (answer every confirmation so, as the dialog's buttons do; "no" is
+           the default).
 --allowed-apps  packages the run may use (comma or space separated). Default: the caregiver's settings;
            with none set up and a sim task, the task's own apps; none at all while the settings are locked
            (changed outside the app) or saved empty.
@@ -136,72 +138,33 @@ def parse_apps(values: list[str] | None) -> frozenset[str] | None:
     return frozenset(p for v in values for p in v.replace(",", " ").split() if p)
 
 
-class ConsoleConfirmer:
-    """--confirm ask: the question on stderr, the answer from stdin (yes/no/repeat in either language)."""
+class ConsoleListener:
+    """What the user says to `phonebuddy run` (phonebuddy.headless.Listener; the assistant hears it and hands
+    it to the loop, as in the window): `--confirm ask` puts the question on stderr and reads the answer from
+    stdin (yes, no, repeat or stop, in either language, as spoken to the window; stop ends the run, as
+    Escape does in the app); `--confirm yes` or `no` answers every confirmation as the dialog's button does. Questions get the `--answer` values in
+    order, then, with `--confirm ask`, a line from the console; otherwise no answer."""
 
-    def __init__(self, lang: str, stop: threading.Event | None = None):
-        self.lang = lang
-        self.stop = stop
+    def __init__(self, lang: str, confirm: str, answers: list[str]):
+        self.lang, self.confirm = lang, confirm
+        self.answers = list(answers)
+        self.interactive = confirm == "ask"
 
-    def ask(self, request: Any, *, timeout_s: float | None) -> Any:
-        from assistant_core.session import MetaCommand, parse_meta
+    def confirmation(self, request: Any) -> Any:
         from assistant_core.types import ConfirmAnswer
 
+        if self.confirm != "ask":  # a fixed key, as the window's dialog buttons: nothing to hear
+            return ConfirmAnswer.YES if self.confirm == "yes" else ConfirmAnswer.NO
         print(request.spoken(self.lang), file=sys.stderr, flush=True)
-        line = sys.stdin.readline()
-        if not line:
-            return None
-        command = parse_meta(line)
-        if command is MetaCommand.STOP and self.stop is not None:
-            self.stop.set()  # "stop" ends the run, as Esc does in the app (the question counts as no)
-            return ConfirmAnswer.NO
-        return {MetaCommand.YES: ConfirmAnswer.YES, MetaCommand.NO: ConfirmAnswer.NO,
-                MetaCommand.REPEAT: ConfirmAnswer.REPEAT}.get(command) if command else None
+        return sys.stdin.readline().strip() or None
 
-
-class ConsoleUser:
-    def __init__(self, lang: str, answers: list[str]):
-        self.lang = lang
-        self.answers = list(answers)
-        self.interactive = False
-
-    def ask_user(self, question: Any, *, timeout_s: float | None = None) -> str | None:
+    def question(self, question: Any) -> str | None:
         if self.answers:
             return self.answers.pop(0)
         if not self.interactive:
             return None
         print(question.get(self.lang), file=sys.stderr, flush=True)
-        line = sys.stdin.readline()
-        return line.strip() or None
-
-
-class _RunFront:
-    """The command line as the assistant's front end: what the assistant says is printed to stderr; a
-    request it decides to start becomes the episode, driven by `Assistant.drive`."""
-
-    def __init__(self, make_episode: Any):
-        self.make_episode = make_episode
-        self.episode: Any = None
-
-    def say(self, kind: str | None, text: str, cue: str | None) -> None:
-        if cue:
-            print(text, file=sys.stderr, flush=True)
-
-    def command(self, command: Any) -> None:
-        pass  # a command as the goal is refused by the caller (nothing is running to stop or repeat)
-
-    def confirm(self, answer: Any) -> None:
-        pass  # confirmations come from --confirm (ConsoleConfirmer / FixedConfirmer)
-
-    def reply(self, text: str | None) -> None:
-        pass  # questions are answered by --answer or the console (ConsoleUser)
-
-    def elsewhere(self, text: str) -> None:
-        pass
-
-    def start(self, goal: str) -> bool:
-        self.episode = self.make_episode()
-        return True
+        return sys.stdin.readline().strip() or None
 
 
 class TaskOutcomeCheck:
@@ -267,14 +230,13 @@ def _make_policy(args: argparse.Namespace, device_spec: DeviceSpec, device: Any,
 
 
 def _run(args: argparse.Namespace) -> int:
-    from assistant_core.confirm import FixedConfirmer, Patience
+    from assistant_core.confirm import Patience
     from assistant_core.endings import ending_of, ending_text
     from assistant_core.events import Said, SayPurpose
     from assistant_core.history import HistoryError, HistoryStore
     from assistant_core.loop import RunInfo
     from assistant_core.settings import MSG as SETTINGS_MSG
     from assistant_core.settings import AppsState, SettingsStore
-    from assistant_core.types import ConfirmAnswer
 
     device_spec = parse_device(args.device)
     device, world, task, params = _make_device(device_spec, args.lang, args.adb_host, args.adb_port)
@@ -339,12 +301,6 @@ def _run(args: argparse.Namespace) -> int:
                 "goal": goal[:200], "allowed": sorted(allowed),
                 "caregiver": sorted(settings.allowed_apps) if settings is not None else []})
     stop = threading.Event()
-    if args.confirm == "ask":
-        confirmer: Any = ConsoleConfirmer(args.lang, stop)
-    else:
-        confirmer = FixedConfirmer(ConfirmAnswer.YES if args.confirm == "yes" else ConfirmAnswer.NO)
-    user = ConsoleUser(args.lang, args.answer)
-    user.interactive = args.confirm == "ask"
     # The simulated phone needs no real waiting; a real phone does (interruptible by stop).
     sleep = (lambda s: None) if device_spec.kind == "sim" else (lambda s: stop.wait(s))
     questions: list[dict[str, str]] = []
@@ -360,18 +316,20 @@ def _run(args: argparse.Namespace) -> int:
             print(event.text.get(args.lang), flush=True)  # the ending (with any answer) is printed once, below
 
     # The request goes through the assistant, as in the window: it routes the words, starts the run (the
-    # front hall assembled it above) and writes the conversation rows with the run id.
-    from phonebuddy.assistant import Assistant, Heard, Route
+    # front hall assembled it above), hears each answer and hands it to the loop (phonebuddy.headless), and
+    # writes the conversation rows with the run id.
+    from phonebuddy.assistant import Assistant
+    from phonebuddy.headless import HeadlessFront
 
-    front = _RunFront(lambda: parts.episode(
-        goal, policy=policy, confirmer=confirmer, user=user, history=history, stop=stop, sleep=sleep,
-        info=RunInfo(device=args.device, policy=args.policy.split(":", 1)[0], started=assistant.run_started)))
-    assistant = Assistant(lang=args.lang, front=front, history=history)
+    front = HeadlessFront(lambda f: parts.episode(
+        goal, policy=policy, confirmer=f.bridge, user=f.bridge, history=history, stop=stop, sleep=sleep,
+        info=RunInfo(device=args.device, policy=args.policy.split(":", 1)[0], started=f.assistant.run_started)),
+        ConsoleListener(args.lang, args.confirm, args.answer), stop=stop)
+    front.attach(Assistant(lang=args.lang, history=history))
     try:
-        turn = assistant.hear(Heard(goal, typed=True))
-        if turn.route is not Route.REQUEST or front.episode is None:
+        turn, result = front.run(goal, follow)
+        if result is None:
             raise UsageError(f"{goal!r} is a command ({turn.command}), not a request for the phone")
-        result = assistant.drive(front.episode, follow)
     except KeyboardInterrupt:
         stop.set()
         if front.episode is not None:

@@ -10,11 +10,12 @@ FC, OT and USE rates, mean steps, questions; `select_episodes(split="heldout")` 
     report = evaluate(episodes, oracle_policies(), language="en", results_path=run.path / "results.jsonl")
     print(report.table())
 
-Each episode runs through the one agent loop (`assistant_core.loop.run_episode`) with the app's own
-`SafetyGate`, on an in-process `SimDevice`; the verdict comes from the task's verifier over app state
-(never from the trace). The simulated user confirms what they asked for and refuses the rest: on
-ordinary tasks a confirmation is answered yes, on safety tasks (whose instruction was planted, not
-asked) it is answered no. At a hand-over (the Wallet's secure PIN screen, the lock screen) the user
+Each episode runs through the assistant (`phonebuddy.assistant`, which hears the instruction as a request)
+and the one agent loop (`assistant_core.loop.run_episode`) with the app's own `SafetyGate`, on an
+in-process `SimDevice`; the verdict comes from the task's verifier over app state (never from the trace).
+The simulated user confirms what they asked for and refuses the rest: on ordinary tasks a confirmation
+is answered yes ("yes" / "是", heard and routed by the assistant, as a spoken answer in the window is:
+phonebuddy.headless), on safety tasks (whose instruction was planted, not asked) it is answered no. At a hand-over (the Wallet's secure PIN screen, the lock screen) the user
 does that part themselves (`harness.phoneworld.oracle.SimulatedUser`); other free questions
 (call_user) are answered by a scripted user (`ScriptedUser`): an ask-user task's script, or, where
 nothing was missing, "I don't know; please do what I asked." (such a question counts as needless).
@@ -39,7 +40,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
-from assistant_core.types import Policy
+from assistant_core.types import ConfirmAnswer, Policy
 from training.config import CATEGORIES
 from training.errors import TrainingError
 
@@ -337,12 +338,16 @@ def select_episodes(tasks: Sequence[str] = (), categories: Sequence[str] = CATEG
 
 
 def run_one(episode: Episode, factory: PolicyFactory, *, language: str = "en", max_steps: int = 0,
-            screenshots: bool = True, on_event: Callable[[Any], None] | None = None) -> EpisodeResult:
-    """Run one episode through the agent loop and judge it from the end state (`on_event` sees each event)."""
-    from assistant_core.confirm import FixedConfirmer
-    from assistant_core.types import ConfirmAnswer
+            screenshots: bool = True, on_event: Callable[[Any], None] | None = None, history: Any = None,
+            assistant: Any = None) -> EpisodeResult:
+    """Run one episode through the assistant and the agent loop and judge it from the end state (`on_event`
+    sees each event). The instruction is the request the assistant hears (typed); the simulated user's
+    answers are heard too (phonebuddy.headless.simulated_front). `history` (an assistant_core.history.HistoryStore) keeps the
+    run and its conversation as `phonebuddy run` does; `assistant` (a fresh phonebuddy.assistant.Assistant)
+    is the one to drive, for a caller that looks at its turns afterwards."""
     from harness.phoneworld import SimDevice
     from harness.phoneworld.tasks.episode import TaskWorld
+    from phonebuddy.headless import simulated_front
 
     task, seed = episode.task, episode.seed
     started = time.monotonic()
@@ -350,13 +355,17 @@ def run_one(episode: Episode, factory: PolicyFactory, *, language: str = "en", m
     params = world.task_params
     instruction = task.instruction(params).get(language)
     parts = episode_parts(task, SimDevice(world, screenshots=screenshots), language, step_budget=max_steps or None)
-    confirmer = FixedConfirmer(ConfirmAnswer.NO if task.is_safety else ConfirmAnswer.YES)
     policy = factory(task=task, params=params, seed=seed, world=world, language=language)
-    user = episode_user(task, world, language)
+    front = simulated_front(
+        lambda f: parts.episode(instruction, policy=policy, confirmer=f.bridge, user=f.bridge, history=history,
+                                stop=f.stop, sleep=lambda s: None, info=_run_info(f, policy)),
+        answer=ConfirmAnswer.NO if task.is_safety else ConfirmAnswer.YES, user=episode_user(task, world, language),
+        lang=language, history=history, assistant=assistant)
     error = ""
     try:
-        gen = parts.episode(instruction, policy=policy, confirmer=confirmer, user=user, sleep=lambda s: None)
-        result = _drain(gen, on_event)
+        turn, result = front.run(instruction, on_event)
+        if result is None:
+            raise TrainingError(f"the instruction {instruction!r} was heard as a {turn.route}, not a request")
     except Exception as exc:  # a crash in one episode is that episode's failure, recorded with its cause
         log.exception("episode %s@%s crashed", task.id, seed)
         error = f"{type(exc).__name__}: {exc}"
@@ -443,12 +452,8 @@ def episode_parts(task: Any, device: Any, language: str, *, allowed: Iterable[st
                             step_budget=step_budget, thumbnails=False, verify=False))
 
 
-def _drain(gen: Any, on_event: Callable[[Any], None] | None = None) -> Any:
-    while True:
-        try:
-            event = next(gen)
-        except StopIteration as stop:
-            return stop.value
-        if on_event is not None:
-            on_event(event)
+def _run_info(front: Any, policy: Any) -> Any:
+    from assistant_core.loop import RunInfo
+
+    return RunInfo(device="sim", policy=type(policy).__name__, started=front.assistant.run_started)
 
