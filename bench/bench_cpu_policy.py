@@ -403,11 +403,12 @@ def whole_step(part: dict) -> dict:
 
 
 def default_computes() -> list[str]:
-    """The chosen runtime, the all-bf16 model beside it on bf16-capable CPUs, and the fp32 runtime (int8 is
-    opt-in: --computes bf16,int8)."""
+    """The chosen runtime (the all-bf16 model beside it on bf16-capable CPUs; fp16 weights on other x86
+    CPUs) and the fp32 runtime (int8 is opt-in: --computes fp16w,int8)."""
     from assistant_core.policy.cpu_runtime import choose_compute
 
-    return (["bf16", "bf16-all"] if choose_compute() == "bf16" else []) + ["fp32"]
+    chosen = choose_compute()
+    return (["bf16", "bf16-all"] if chosen == "bf16" else ["fp16w"] if chosen == "fp16w" else []) + ["fp32"]
 
 
 def spread(repeats: list[dict], call_tokens: int, thought: int) -> dict:
@@ -457,7 +458,7 @@ def summarize(parts: dict, convert: dict | None) -> dict:
     base_steps = whole_step(base)
     typical = "100"
     runtimes = {name: _runtime_summary(base, parts[name], base_steps[typical], typical)
-                for name in ("int8", "bf16", "bf16-all", "fp32") if name in parts}
+                for name in ("int8", "bf16", "bf16-all", "fp16w", "fp32") if name in parts}
     chosen = choose_compute()
     if chosen not in runtimes:
         chosen = next(iter(runtimes))
@@ -494,7 +495,7 @@ def scale_parts(parts: dict, measured_layers: int, layers: int, params: tuple[fl
     """4B from a layer subset: prefill/decode x layers/measured, RSS + the missing layers' weights."""
     factor = layers / measured_layers
     missing_b = params[1] - params[0]  # billions of parameters not built
-    bytes_per = {"baseline": 4, "fp32": 4, "bf16": 2, "bf16-all": 2, "int8": 1}
+    bytes_per = {"baseline": 4, "fp32": 4, "bf16": 2, "bf16-all": 2, "fp16w": 2, "int8": 1}
     out = {}
     for name, part in parts.items():
         p = json.loads(json.dumps(part))
@@ -514,16 +515,17 @@ def scale_parts(parts: dict, measured_layers: int, layers: int, params: tuple[fl
 
 
 def table(results: dict) -> str:
-    rows = ["size  thr  runtime  baseline_s  step_s  ratio  vision_s(b/f)  prefill_s(b/f)  decode_ms(b/f)  "
+    rows = ["cpu        size  thr  runtime  baseline_s  step_s  ratio  vision_s(b/f)  prefill_s(b/f)  decode_ms(b/f)  "
             "rss_gb(b/f)  |dlogit|/max  plan_step_s  plan_p50[min-max]"]
     for key, r in sorted(results.items()):
-        size, threads = key.split("/")
+        klass, _, rest = key.rpartition(":")
+        size, threads = rest.split("/")
         b = r["baseline"]
         for name, f in sorted(r["runtimes"].items()):
             if f.get("ratio") is None:  # a partial entry (e.g. a machine-plan step measured on its own)
                 continue
             rows.append(
-                f"{size:5s} {threads:>3s}  {name:7s} {r['baseline_step_s']:10.1f}  {f['step_s']:6.1f}  "
+                f"{klass or '?':10s} {size:5s} {threads:>3s}  {name:7s} {r['baseline_step_s']:10.1f}  {f['step_s']:6.1f}  "
                 f"{f['ratio']:5.2f}  {b['vision_s']:5.1f}/{f['vision_s']:<5.1f}   "
                 f"{b['prefill_s']:6.1f}/{f['prefill_s']:<6.1f}  {b['decode_ms_per_token']:6.0f}/"
                 f"{f['decode_ms_per_token']:<6.0f}  {b['peak_rss_gb']:5.2f}/{f['peak_rss_gb']:<5.2f}  "
@@ -601,8 +603,10 @@ def main() -> int:
                 per_subset.setdefault(threads, {})[layers] = summary
             if not args.keep:
                 shutil.rmtree(folder, ignore_errors=True)
-        for threads, by_layers in per_subset.items():
-            results[f"{args.size}/{threads}"] = next(iter(by_layers.values()))
+        from assistant_core.policy.cpu_runtime import cpu_class
+
+        for threads, by_layers in per_subset.items():  # keyed by the class of processor measured on
+            results[f"{cpu_class()}:{args.size}/{threads}"] = next(iter(by_layers.values()))
     finally:
         shutil.rmtree(work, ignore_errors=True)
     out = Path(args.json)

@@ -29,14 +29,16 @@ from assistant_core.policy.prompt import build_prompt  # noqa: E402
 from assistant_core.policy.tiny import build_tiny_model  # noqa: E402
 from assistant_core.types import Action, ActionKind, Observation, Step  # noqa: E402
 
-LOGIT_TOLERANCE = {"fp32": 1e-4, "bf16": 0.05, "bf16-all": 0.05, "int8": 0.10}
+LOGIT_TOLERANCE = {"fp32": 1e-4, "fp16w": 1e-3, "bf16": 0.05, "bf16-all": 0.05, "int8": 0.10}
 # "bf16" is the runtime's chosen plan on bf16-capable CPUs (bf16 weights and matmuls, fp32 activations, norms,
 # states and logits: cpu_bf16_modules.py) and is held to the issue's 95 %. Measured on this taught tiny model
 # (hidden size 64, where rounding matters most; its fp32 weights are rounded to bf16 too, which the
 # published bf16 checkpoints are not), the worst logit difference was 0.3 % of the largest logit for it
 # against 0.4 % for the all-bf16 model and 4 % for int8, and it agreed on 20/20; the all-bf16 model and
 # int8 (never chosen by themselves) agreed on 17-20/20 across runs and are held to 85 %.
-SAME_ACTION = {"fp32": 0.95, "bf16": 0.95, "bf16-all": 0.85, "int8": 0.85}
+# "fp16w" (x86 without bf16 units: fp16 weights, fp32 arithmetic; cpu_fp16w_modules.py) rounds only this
+# tiny model's fp32 weights to fp16 (a bf16 checkpoint's are held exactly), so it is held near fp32.
+SAME_ACTION = {"fp32": 0.95, "fp16w": 0.95, "bf16": 0.95, "bf16-all": 0.85, "int8": 0.85}
 PROFILE = "phonebuddy-0.8b"
 GOALS = ["Turn on Wi-Fi.", "Open the camera.", "Call Mum.", "打开蓝牙。", "What is the battery level?"]
 
@@ -78,7 +80,8 @@ TARGETS = {
 
 @pytest.fixture(scope="module")
 def taught(tiny, tmp_path_factory):
-    """The tiny model after 200 steps of teacher forcing on 'goal -> short thought + one tool call'."""
+    """The tiny model taught by teacher forcing on 'goal -> short thought + one tool call' until every
+    taught reply's loss is under 0.01 (at most 600 steps)."""
     import shutil
 
     from transformers import AutoModelForImageTextToText
@@ -103,11 +106,20 @@ def taught(tiny, tmp_path_factory):
         batches.append(dict(prompt, input_ids=ids, attention_mask=torch.ones_like(ids), labels=labels,
                             mm_token_type_ids=torch.cat([prompt["mm_token_type_ids"],
                                                          torch.zeros_like(target)], dim=1)))
-    for step in range(200):
+    # Until the replies are learnt, not a fixed step count: the same seed takes a different path on another
+    # processor (AVX2 and AVX512 sum in different orders), and 200 fixed steps left one machine's model
+    # writing '{"name": "click", "arguments": "Mum"}}'. The learning rate decays so the loss settles.
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: max(0.1, 1 - step / 600))
+    recent: list[float] = []
+    for step in range(600):
         loss = model(**batches[step % len(batches)]).loss
         loss.backward()
         optimizer.step()
         optimizer.zero_grad()
+        schedule.step()
+        recent = (recent + [float(loss)])[-len(batches):]
+        if step >= 150 and max(recent) < 0.01:  # every taught reply, near certain
+            break
     out = tmp_path_factory.mktemp("taught35")
     model.eval()
     model.save_pretrained(out)
@@ -140,7 +152,7 @@ def outcome(text: str):
         return f"refused: {error}"
 
 
-@pytest.mark.parametrize("compute", ["fp32", "bf16", "bf16-all", "int8"])
+@pytest.mark.parametrize("compute", ["fp32", "fp16w", "bf16", "bf16-all", "int8"])
 def test_logits_and_greedy_replies_agree_with_transformers(taught, reference, tmp_path, compute):
     runtime = CpuRuntime(taught, cache_dir=tmp_path, compute=compute)
     tokenizer = reference.processor.tokenizer
@@ -232,7 +244,48 @@ def test_machine_plan_and_compute_choice():
     big = machine_plan(PROFILE, 16)
     assert small.max_pixels < big.max_pixels and small.think_budget < big.think_budget
     assert choose_compute({"amx": True}) == "bf16" and choose_compute({"avx512_bf16": True}) == "bf16"
-    assert choose_compute({"avx2": True, "vnni": True}) == "fp32"  # int8 is opt-in only
+    # x86 without bf16 units: fp16 weights in fbgemm's GEMM; without that GEMM (ARM) or AVX2: fp32.
+    assert choose_compute({"avx2": True, "vnni": True}, fp16_gemm=True) == "fp16w"  # int8 is opt-in only
+    assert choose_compute({"avx2": True}, fp16_gemm=False) == "fp32" and choose_compute({}, fp16_gemm=True) == "fp32"
+    assert choose_compute({"amx": True}, fp16_gemm=True) == "bf16"
+
+
+def test_fp16_weights_hold_a_bf16_checkpoint_exactly_and_say_their_progress(tiny, tmp_path):
+    from safetensors.torch import load_file
+
+    from assistant_core.policy.cpu_fp16w_modules import Fp16WeightLinear
+
+    bf16_dir = tmp_path / "bf16"
+    model = __import__("transformers").AutoModelForImageTextToText.from_pretrained(str(tiny), dtype=torch.bfloat16)
+    model.save_pretrained(bf16_dir)
+    for name in ("tokenizer.json", "tokenizer_config.json", "preprocessor_config.json", "chat_template.jinja",
+                 "processor_config.json", "video_preprocessor_config.json", "special_tokens_map.json"):
+        if (tiny / name).exists():
+            (bf16_dir / name).write_bytes((tiny / name).read_bytes())
+    saved = {}
+    for f in bf16_dir.glob("*.safetensors"):
+        saved.update(load_file(f))
+    reports = []
+    runtime = CpuRuntime(bf16_dir, cache_dir=tmp_path / "cache", compute="fp16w", on_progress=reports.append)
+    runtime.load()
+    packed = {n: m for n, m in runtime.model.named_modules() if isinstance(m, Fp16WeightLinear)}
+    assert len(packed) >= 10
+    for name, module in packed.items():
+        weight, _bias = torch.ops.quantized.linear_unpack_fp16(module._packed)
+        if name.startswith("lm_head."):  # the head's row blocks: the (tied) embedding matrix's rows
+            rows = saved.get("lm_head.weight", saved["model.language_model.embed_tokens.weight"])
+            index = int(name.rsplit(".", 1)[-1])
+            want = rows[index * 32768:(index + 1) * 32768].float()
+        else:
+            want = saved[next(k for k in saved if k.endswith(name.split("model.", 1)[-1] + ".weight"))].float()
+        normal = want.abs() >= 2.0 ** -14  # fp16's normal range: every bf16 weight there, exactly
+        assert torch.equal(weight[normal], want[normal]), name
+        assert float((weight - want).abs().max()) <= 2.0 ** -25, name  # below it, within half a subnormal step
+    fractions = [r.fraction for r in reports if r.stage == "convert"]
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0
+    assert all("%" in r.message.en and "%" in r.message.zh and r.message.en != r.message.zh
+               for r in reports if r.stage == "convert")
+    assert runtime.load_info["converted"] is False  # packed at load from the checkpoint: nothing cached
 
 
 def test_parse_rate_under_the_small_machine_plan(taught, tmp_path, capsys):

@@ -143,3 +143,48 @@ def test_a_missing_measured_file_falls_back_to_a_stated_estimate(monkeypatch, tm
     assert "2 minutes" in text.en and "estimate" in text.en and "估计" in text.zh
     wait = expected_wait_text(2)
     assert "estimate" in wait.en and "估计" in wait.zh
+
+
+def _runtime(step: float, plan_step: float, rss: float = 2.5) -> dict:
+    return {"step_s": step, "peak_rss_gb": rss,
+            "machine_plan": {"step_s": plan_step, "max_pixels": 458752, "think_budget": 64}}
+
+
+def test_the_wait_comes_from_this_class_of_processor(monkeypatch, tmp_path):
+    """A laptop without bf16 units is not told the wait measured on a server CPU with AMX: the figures are
+    keyed by the class of processor, and another class's figure is said to be an estimate."""
+    from assistant_core.policy.hardware import expected_wait_text
+
+    measured = tmp_path / "cpu.json"
+    runs = {"bf16-units:0.8b/2": {"runtimes": {"bf16": _runtime(15.0, 11.0), "fp32": _runtime(26.0, 19.0, 5.2)}},
+            "avx2:0.8b/2": {"runtimes": {"fp16w": _runtime(30.0, 21.0), "fp32": _runtime(60.0, 44.0, 5.2)}}}
+    measured.write_text(json.dumps({"runs": runs}))
+    got = measured_cpu_step("0.8b", 2, "fp32", measured, cpu_class="avx2")
+    assert (got["step_s"], got["cpu_class"], got["other_class"]) == (44.0, "avx2", False)
+    assert measured_cpu_step("0.8b", 2, "fp32", measured, cpu_class="bf16-units")["step_s"] == 19.0
+    assert measured_cpu_step("0.8b", 2, "bf16", measured, cpu_class="avx2")["other_class"] is True
+
+    monkeypatch.setattr("assistant_core.policy.hardware.MEASURED_FILE", measured)
+    laptop = Hardware(cuda=False, cpu_cores=2, ram_gb=16, fp16_weights=True)
+    assert (laptop.cpu_class, laptop.cpu_compute) == ("avx2", "fp16w")
+    rec = recommend(laptop)
+    assert (rec.quantization, rec.seconds_per_step, rec.extra) == ("fp16w", 21.0, None)
+    text = rec.describe()
+    assert "16-bit weights" in text.en and "16 位权重" in text.zh and "21 seconds" in text.en
+    assert "21 seconds" in expected_wait_text(2, measured).en
+
+    runs.pop("avx2:0.8b/2")  # only a server CPU measured: its figure, said to be an estimate
+    measured.write_text(json.dumps({"runs": runs}))
+    rec = recommend(laptop)
+    assert rec.seconds_per_step == 19.0 and rec.extra is not None
+    assert "different kind of processor" in rec.describe().en and "另一类处理器" in rec.describe().zh
+    wait = expected_wait_text(2, measured)
+    assert "different kind of processor" in wait.en and "另一类处理器" in wait.zh
+
+
+def test_older_measured_files_without_a_class_still_read(tmp_path):
+    measured = tmp_path / "cpu.json"
+    measured.write_text(json.dumps({"runs": {"0.8b/2": {"runtimes": {"fp32": _runtime(40.0, 33.0)}}}}))
+    got = measured_cpu_step("0.8b", 2, "fp32", measured, cpu_class="avx2")
+    assert got["step_s"] == 33.0 and got["other_class"] is True  # no class: not known to be this one
+    assert measured_cpu_step("0.8b", 2, "fp32", measured)["other_class"] is False  # any class asked for

@@ -97,12 +97,20 @@ def to_mixed_precision(model: nn.Module, head: str = "bf16") -> dict[str, int]:
         else:
             model.lm_head = Bf16Linear.from_linear(lm_head)
     del embed, lm_head
-    mine = {id(t) for m in model.modules() if isinstance(m, OWN) for t in m.buffers(recurse=False)}
+    widen_the_rest(model, OWN)
+    stats["tied_head"] = int(tied and head == "bf16")
+    return stats
+
+
+def widen_the_rest(model: nn.Module, own: tuple[type, ...]) -> None:
+    """Everything a plan did not swap (norms, gates, conv, patch and position embeddings, rotary buffers)
+    to fp32; the plan's own modules (`own`) keep their storage."""
+    mine = {id(t) for m in model.modules() if isinstance(m, own) for t in m.buffers(recurse=False)}
     for param in model.parameters():
         if param.is_floating_point() and param.dtype != torch.float32 and id(param) not in mine:
             param.data = param.data.float()
     for module in model.modules():
-        if isinstance(module, OWN):
+        if isinstance(module, own):
             continue
         for key, buf in list(module._buffers.items()):
             if buf is not None and buf.is_floating_point() and buf.dtype != torch.float32:
@@ -111,8 +119,6 @@ def to_mixed_precision(model: nn.Module, head: str = "bf16") -> dict[str, int]:
     for sub in ("text_config", "vision_config"):
         if hasattr(model.config, sub):
             getattr(model.config, sub).dtype = torch.float32
-    stats["tied_head"] = int(tied and head == "bf16")
-    return stats
 
 
-__all__ = ["Bf16Embedding", "Bf16Linear", "to_mixed_precision"]
+__all__ = ["Bf16Embedding", "Bf16Linear", "to_mixed_precision", "widen_the_rest"]

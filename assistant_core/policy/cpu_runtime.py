@@ -8,7 +8,9 @@ per-machine screenshot and thinking budgets.
 Why this runtime (issue 25): it is plain PyTorch under the transformers model, with the matmul precision
 picked for the processor (`choose_compute`): on CPUs with bf16 matrix units (AMX, AVX512-BF16) the mixed
 plan of `cpu_bf16_modules.py` (bf16 weights and matmuls; fp32 activations, norms, Gated DeltaNet states,
-KV cache and logits), fp32 elsewhere, and, on request, PyTorch's own dynamic int8 quantization (`torch.ao.quantization`, fbgemm
+KV cache and logits); on other x86 CPUs with AVX2 (most laptops) the fp16-weight plan of
+`cpu_fp16w_modules.py` (the checkpoint's weights held exactly in fp16 inside fbgemm's packed GEMM, fp32
+arithmetic: half the bytes a generated token reads, the same numbers as fp32); fp32 elsewhere, and, on request, PyTorch's own dynamic int8 quantization (`torch.ao.quantization`, fbgemm
 kernels on x86, qnnpack on ARM), which is faster still but missed the logit tolerance at real size.
 - It runs every Qwen3.5 layer as transformers does, the hybrid Gated DeltaNet layers included (only the
   `nn.Linear` modules are swapped; the recurrence, the causal conv and attention stay transformers' code);
@@ -72,12 +74,14 @@ log = logging.getLogger(__name__)
 RUNTIME_NAME = "cpu-int8"
 # bf16: bf16 weights and matmuls, fp32 activations, norms, states and logits (cpu_bf16_modules.py);
 # bf16-all: the whole model in bf16 (faster, less exact; kept for the benchmark's comparison);
+# fp16w: fp16 weights in fbgemm's packed GEMM, fp32 arithmetic (cpu_fp16w_modules.py; x86 without bf16 units);
 # fp32: transformers' precision; int8: dynamic int8 linears (opt-in); auto: choose_compute().
-COMPUTES = ("auto", "bf16", "bf16-all", "fp32", "int8")
+COMPUTES = ("auto", "bf16", "bf16-all", "fp16w", "fp32", "int8")
 CACHE_FORMAT = 1
 MESSAGES = Catalog("policy_cpu_runtime", {
     "checksum": "Checking the model files…",
     "converting": "Preparing the model for this computer's processor (first run only): {pct}%",
+    "packing": "Preparing the model for this computer's processor: {pct}%",
     "loading_cache": "Loading the prepared model…",
     "ready": "The model is ready.",
 })
@@ -230,15 +234,33 @@ def cpu_features() -> dict[str, bool]:
     return found
 
 
-def choose_compute(features: dict[str, bool] | None = None) -> str:
-    """bf16 where the CPU has bf16 matrix units (AMX or AVX512-BF16), fp32 everywhere else.
-
-    Without bf16 units, bf16 matmuls run about 4x slower than fp32 (measured on an AVX2 machine,
-    shared/notes/ml-stack-facts.md); with AMX they ran about 5x faster than fp32 here. int8 is faster than
-    fp32 on any x86 CPU but missed the agreement tolerance at real size (bench/results/cpu_policy.json),
-    so it is never chosen by itself: `compute="int8"` asks for it."""
+def cpu_class(features: dict[str, bool] | None = None) -> str:
+    """The class of processor measured figures are keyed by: "bf16-units" (AMX or AVX512-BF16), "avx2"
+    (x86 without them: most laptops), or "basic" (neither: ARM, old x86). The same runtime differs
+    several-fold between the first two (bench/results/cpu_policy.json)."""
     feats = cpu_features() if features is None else features
-    return "bf16" if feats.get("amx") or feats.get("avx512_bf16") else "fp32"
+    if feats.get("amx") or feats.get("avx512_bf16"):
+        return "bf16-units"
+    return "avx2" if feats.get("avx2") else "basic"
+
+
+def choose_compute(features: dict[str, bool] | None = None, *, fp16_gemm: bool | None = None) -> str:
+    """bf16 where the CPU has bf16 matrix units (AMX or AVX512-BF16); fp16 weights with fp32 arithmetic on
+    other x86 CPUs with AVX2 (fbgemm's packed fp16 GEMM); fp32 everywhere else (ARM).
+
+    Without bf16 units, bf16 matmuls run about 4-10x slower than fp32 (measured on AVX2 machines,
+    shared/notes/ml-stack-facts.md and bench/results/cpu_policy.json); with AMX they ran about 5x faster
+    than fp32. fp16 weights halve what a generated token reads and change no arithmetic
+    (cpu_fp16w_modules.py). int8 is faster than fp32 on any x86 CPU but missed the agreement tolerance at
+    real size, so it is never chosen by itself: `compute="int8"` asks for it."""
+    feats = cpu_features() if features is None else features
+    if feats.get("amx") or feats.get("avx512_bf16"):
+        return "bf16"
+    if fp16_gemm is None:
+        from assistant_core.policy.cpu_fp16w_modules import fp16_gemm_available
+
+        fp16_gemm = fp16_gemm_available()
+    return "fp16w" if feats.get("avx2") and fp16_gemm else "fp32"
 
 
 class CpuRuntime:
@@ -301,7 +323,7 @@ class CpuRuntime:
             checksum_s = time.perf_counter() - started
             self.processor = load_processor(self.model_dir)
             target = self.cache_file(digest)
-            if self.compute in ("bf16", "bf16-all", "fp32"):  # the checkpoint's weights: nothing to cache
+            if self.compute in ("bf16", "bf16-all", "fp16w", "fp32"):  # the checkpoint's weights: no cache
                 from transformers import AutoModelForImageTextToText
 
                 dtype = torch.float32 if self.compute == "fp32" else torch.bfloat16
@@ -310,6 +332,14 @@ class CpuRuntime:
                     from assistant_core.policy.cpu_bf16_modules import to_mixed_precision
 
                     to_mixed_precision(model, head=self.head)
+                elif self.compute == "fp16w":
+                    from assistant_core.policy.cpu_fp16w_modules import to_fp16_weights
+
+                    def packed(fraction: float) -> None:
+                        pct = int(round(100 * fraction))
+                        self._progress("convert", fraction, MESSAGES["packing"].format(pct=pct))
+
+                    to_fp16_weights(model, packed)
                 converted = False
             else:
                 model = self._load_cached(target, digest)

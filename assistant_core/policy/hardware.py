@@ -3,14 +3,17 @@
 `detect_hardware()` looks at the machine (torch is imported inside it, lazily); `recommend(hw)` is pure and
 testable: with a CUDA GPU of enough memory, PhoneBuddy-4B in 4-bit nf4 (double quantization, bf16
 compute); without one, PhoneBuddy-0.8B on the fast CPU runtime (`cpu_runtime.py`: bf16 matmuls on CPUs with
-bf16 units, fp32 elsewhere, the prompt prefix reused, a smaller screenshot and a thinking budget on small
+bf16 units, fp16 weights with fp32 arithmetic on other x86 CPUs, fp32 elsewhere, the prompt prefix reused, a smaller screenshot and a thinking budget on small
 machines), because a
 4B model on a laptop CPU takes minutes a step. `Recommendation.describe()` is the bilingual explanation (choice, memory,
 expected speed) the app shows on first run and `phonebuddy policy recommend` prints.
 
 The CPU's "about N seconds a step" comes from the measured figures `cpu_measured.json` beside this module
 (package data, installed with the app; written by bench/bench_cpu_policy.py at real size together with the
-full results in bench/results/cpu_policy.json): the entry with the nearest thread count, scaled by cores.
+full results in bench/results/cpu_policy.json): the entry measured on a processor of this computer's class
+(`cpu_class`: with bf16 matrix units, or AVX2 without them: the two differ several-fold on the same
+runtime), with the nearest thread count, scaled by cores. Figures of another class are used only when
+none of this class exist, and the wait is then said to be an estimate.
 When that file is missing or unreadable, the wait is a cautious estimate and the message says so. The GPU
 figures are estimates from bench/gpu_policy.py. They are shown as "about", never promised.
 """
@@ -47,10 +50,12 @@ CPU_MESSAGES = Catalog("policy_hardware_cpu", {
         "connect to a PhoneBuddy server in Settings."),
     "int8": "8-bit",
     "bf16": "bf16",
+    "fp16w": "16-bit weights",
     "fp32": "fp32",
     "nf4": "4-bit nf4",
     "wait": "Without a CUDA graphics card, {title} takes about {speed} for each step on this computer.",
     "estimate": "This wait is an estimate: the measured speeds that come with the app were not found.",
+    "other_class": "This wait is an estimate: it was measured on a different kind of processor.",
 })
 
 
@@ -61,12 +66,18 @@ def _estimate_s(cores: int) -> float:
 
 def expected_wait_text(cores: int | None = None, path: Path | None = None) -> Text:
     """One sentence on the wait for a step on this computer's processor (cheap: no torch import), for the
-    first-run wizard. Uses the fp32 runtime's measured step (the slower case, CPUs without bf16 units)."""
+    first-run wizard. Uses the runtime measured on processors without bf16 units (AVX2: fp16 weights, else
+    fp32), the slower and commoner case; figures from another class of processor only as a stated estimate."""
     cores = cores or os.cpu_count() or 1
     small = get_profile(load_profiles().cpu_default)
-    measured = measured_cpu_step("0.8b", cores, "fp32", path) or measured_cpu_step("0.8b", cores, "bf16", path)
-    if measured:
+    measured = (measured_cpu_step("0.8b", cores, "fp16w", path, cpu_class="avx2")
+                or measured_cpu_step("0.8b", cores, "fp32", path, cpu_class="avx2"))
+    if measured and not measured["other_class"]:
         return _fmt_wait(small.title, _speed(measured["step_s"]))
+    measured = measured or measured_cpu_step("0.8b", cores, "fp32", path) or measured_cpu_step("0.8b", cores, "bf16", path)
+    if measured:
+        wait, note = _fmt_wait(small.title, _speed(measured["step_s"])), CPU_MESSAGES["other_class"]
+        return Text(wait.en + " " + note.en, wait.zh + note.zh)
     wait, note = _fmt_wait(small.title, _speed(_estimate_s(cores))), CPU_MESSAGES["estimate"]
     return Text(wait.en + " " + note.en, wait.zh + note.zh)
 
@@ -76,11 +87,22 @@ def _fmt_wait(title: Text, speed: Text) -> Text:
     return Text(t.en.format(title=title.en, speed=speed.en), t.zh.format(title=title.zh, speed=speed.zh))
 
 
-def measured_cpu_step(size: str, cores: int, compute: str, path: Path | None = None) -> dict | None:
-    """The measured CPU step for a model size ("0.8b", "4b") and runtime ("int8", "bf16") on `cores` cores.
+def parse_run_key(key: str) -> tuple[str, str, int] | None:
+    """A measured run's key, "CLASS:SIZE/THREADS" ("avx2:0.8b/2"), as (class, size, threads); a key without
+    a class ("0.8b/2", older files) has class ""."""
+    klass, _, rest = key.rpartition(":")
+    size, _, threads = rest.partition("/")
+    return (klass, size, int(threads)) if size and threads.isdigit() else None
 
-    Returns {"step_s", "peak_rss_gb", "threads", "max_pixels", "think_budget"} from the measured file (the
-    machine plan's step): of the entries with a thread count not above `cores` (or the smallest), the
+
+def measured_cpu_step(size: str, cores: int, compute: str, path: Path | None = None, *,
+                      cpu_class: str | None = None) -> dict | None:
+    """The measured CPU step for a model size ("0.8b", "4b") and runtime ("fp16w", "bf16", ...) on `cores`
+    cores, on a processor of `cpu_class` ("bf16-units", "avx2"; None: any).
+
+    Returns {"step_s", "peak_rss_gb", "threads", "max_pixels", "think_budget", "cpu_class", "other_class"}
+    from the measured file (the machine plan's step): of the entries of that class (of any class when it
+    has none: then "other_class" is True), with a thread count not above `cores` (or the smallest), the
     fastest, its time scaled by threads/cores when this computer has more cores than any measurement used
     (up to 8; a rough, optimistic scaling, which is why the figure is said as "about"). None when nothing
     is measured."""
@@ -90,14 +112,18 @@ def measured_cpu_step(size: str, cores: int, compute: str, path: Path | None = N
     except (OSError, ValueError, AttributeError):
         log.warning("no measured CPU step figures at %s; the expected wait is an estimate", source)
         return None
-    entries = []
+    found = []
     for key, entry in runs.items():
-        name, _, threads = key.partition("/")
-        runtime = entry.get("runtimes", {}).get(compute)
-        if name == size and threads.isdigit() and runtime:
-            entries.append((int(threads), runtime))
+        parsed = parse_run_key(key)
+        runtime = entry.get("runtimes", {}).get(compute) if isinstance(entry, dict) else None
+        if parsed and parsed[1] == size and runtime:
+            found.append((parsed[0], parsed[2], runtime))
+    same = [f for f in found if cpu_class is None or f[0] == cpu_class]
+    other_class = not same
+    entries = [(threads, runtime) for klass, threads, runtime in (same or found)]
     if not entries:
         return None
+    klass = (same or found)[0][0]
     entries.sort(key=lambda e: e[0])
     fitting = [e for e in entries if e[0] <= max(1, cores)] or entries[:1]
     usable = min(max(1, cores), 8)
@@ -114,7 +140,8 @@ def measured_cpu_step(size: str, cores: int, compute: str, path: Path | None = N
     if usable > entries[-1][0]:
         step *= threads / usable
     return {"step_s": step, "peak_rss_gb": float(runtime.get("peak_rss_gb") or 0.0), "threads": threads,
-            "max_pixels": plan.get("max_pixels"), "think_budget": plan.get("think_budget")}
+            "max_pixels": plan.get("max_pixels"), "think_budget": plan.get("think_budget"),
+            "cpu_class": klass, "other_class": other_class}
 
 
 # Below this much free GPU memory the 4B nf4 model (about 3.4 GB of weights plus activations for a
@@ -130,7 +157,18 @@ class Hardware:
     vram_gb: float = 0.0
     cpu_cores: int = 1
     ram_gb: float = 0.0
-    bf16_units: bool = False  # AMX or AVX512-BF16: bf16 matmuls are fast (else the int8 runtime)
+    bf16_units: bool = False  # AMX or AVX512-BF16: bf16 matmuls are fast
+    fp16_weights: bool = False  # x86 with AVX2 and fbgemm's fp16 GEMM (cpu_fp16w_modules), without bf16 units
+
+    @property
+    def cpu_class(self) -> str:
+        """The class of processor the measured figures are keyed by (cpu_runtime.cpu_class)."""
+        return "bf16-units" if self.bf16_units else "avx2" if self.fp16_weights else "basic"
+
+    @property
+    def cpu_compute(self) -> str:
+        """The CPU runtime's precision plan here (cpu_runtime.choose_compute)."""
+        return "bf16" if self.bf16_units else "fp16w" if self.fp16_weights else "fp32"
 
 
 @dataclass(frozen=True)
@@ -170,7 +208,9 @@ def detect_hardware() -> Hardware:
                         ram_gb=ram)
     from assistant_core.policy.cpu_runtime import choose_compute
 
-    return Hardware(cuda=False, cpu_cores=cores, ram_gb=ram, bf16_units=choose_compute() == "bf16")
+    compute = choose_compute()
+    return Hardware(cuda=False, cpu_cores=cores, ram_gb=ram, bf16_units=compute == "bf16",
+                    fp16_weights=compute == "fp16w")
 
 
 def _speed(seconds: float) -> Text:
@@ -203,17 +243,24 @@ def recommend(hw: Hardware) -> Recommendation:
         return Recommendation(small.name, "cuda", "bf16", mem, secs,
                               _fmt("gpu_small", _speed(secs), title=small.title.en, gpu=hw.gpu_name,
                                    vram=hw.vram_gb, mem=mem))
-    # CPU: the fast runtime (bf16 matmuls with bf16 units, fp32 otherwise), timed from the measured file.
-    compute = "bf16" if hw.bf16_units else "fp32"
-    if compute == "fp32" and 0 < hw.ram_gb < 8:
-        compute = "nf4"  # not enough memory for fp32 weights: transformers + bitsandbytes nf4 (not measured)
-    measured = measured_cpu_step("0.8b", hw.cpu_cores, compute) if compute != "nf4" else None
+    # CPU: the fast runtime (bf16 matmuls with bf16 units, fp16 weights on other x86 CPUs with AVX2, fp32
+    # otherwise), timed from the figures measured on this class of processor.
+    compute = hw.cpu_compute
+    if compute in ("fp32", "fp16w") and 0 < hw.ram_gb < (8 if compute == "fp32" else 4):
+        compute = "nf4"  # not enough memory for the weights: transformers + bitsandbytes nf4 (not measured)
+    measured = None
+    if compute != "nf4":
+        measured = measured_cpu_step("0.8b", hw.cpu_cores, compute, cpu_class=hw.cpu_class)
+        if measured is None and compute == "fp16w":  # fp16 weights not measured yet: fp32 is the slower bound
+            measured = measured_cpu_step("0.8b", hw.cpu_cores, "fp32", cpu_class=hw.cpu_class)
     from assistant_core.policy.cpu_runtime import machine_plan
 
     plan = machine_plan(small, hw.cpu_cores)
     extra = None
     if measured:
         secs, mem = measured["step_s"], max(measured["peak_rss_gb"], 1.0)
+        if measured["other_class"]:
+            extra = CPU_MESSAGES["other_class"]
     else:  # nothing measured (nf4, or the file is missing): a cautious estimate, said to be one
         secs, mem = _estimate_s(hw.cpu_cores), small.weights_gb(compute) + 1.5
         extra = CPU_MESSAGES["estimate"]

@@ -65,7 +65,7 @@ class ModelProfile:
 
     def weights_gb(self, quantization: str) -> float:
         """Approximate weight memory in GB for a quantization (nf4, int8, bf16, fp32)."""
-        bytes_per_param = {"nf4": 0.62, "int8": 1.1, "bf16": 2.0, "fp16": 2.0, "fp32": 4.0}
+        bytes_per_param = {"nf4": 0.62, "int8": 1.1, "bf16": 2.0, "fp16": 2.0, "fp16w": 2.0, "fp32": 4.0}
         try:
             return round(self.params_b * bytes_per_param[quantization], 1)
         except KeyError:
