@@ -448,7 +448,7 @@ def _runtime_summary(base: dict, fast: dict, base_step: float, typical: str) -> 
             "cold_prefill_s": fast["cold_prefill_s"], "decode_ms_per_token": fast["decode_ms_per_token"],
             "peak_rss_gb": fast["peak_rss_gb"], "logits_max_abs_diff": fast["logits_max_abs_diff"],
             "greedy_tokens_agreeing": f'{fast["greedy_tokens_agreeing"]}/{fast["greedy_tokens_compared"]}',
-            "reused_prefix_tokens": fast["reused_tokens"], "machine_plan": plan}
+            "reused_prefix_tokens": fast["reused_tokens"], "load_s": fast.get("load_s"), "machine_plan": plan}
 
 
 def summarize(parts: dict, convert: dict | None) -> dict:

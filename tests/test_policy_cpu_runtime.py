@@ -117,7 +117,7 @@ def taught(tiny, tmp_path_factory):
         optimizer.step()
         optimizer.zero_grad()
         schedule.step()
-        recent = (recent + [float(loss)])[-len(batches):]
+        recent = (recent + [loss.item()])[-len(batches):]
         if step >= 150 and max(recent) < 0.01:  # every taught reply, near certain
             break
     out = tmp_path_factory.mktemp("taught35")
