@@ -17,6 +17,9 @@ answer. A spoken stop sets the front end's `stop`, which the episode must be giv
                           listener)
     assistant = front.attach(Assistant(lang=lang, history=history))
     turn, result = front.run(goal, on_event)
+
+GRPO's environments (training.rl_env), whose trainer steps the episode one tool call at a time, hear the
+request with `begin` instead and step the events it hands back.
 """
 
 from __future__ import annotations
@@ -140,6 +143,35 @@ class HeadlessFront:
         if turn.route is not Route.REQUEST or self.episode is None:
             return turn, None
         return turn, self.assistant.drive(self.episode, on_event)
+
+    def begin(self, goal: str) -> tuple[Turn, Generator[Any, Any, Any] | None]:
+        """Hear `goal` as typed text, as `run` does, for a caller that steps the episode itself (GRPO, whose
+        trainer advances it one tool call at a time): (the turn, the episode's events, each followed by the
+        assistant before it is yielded, as `Assistant.drive` follows them; None when nothing was started).
+        The events' generator returns the loop's EpisodeResult; closing it closes the episode, as a stop."""
+        assert self.assistant is not None, "attach an assistant first"
+        turn = self.assistant.hear(Heard(goal, typed=True))
+        if turn.route is not Route.REQUEST or self.episode is None:
+            return turn, None
+        return turn, self._followed(self.episode, self.assistant)
+
+    @staticmethod
+    def _followed(episode: Generator[Any, Any, Any], assistant: Assistant) -> Generator[Any, Any, Any]:
+        try:
+            while True:
+                try:
+                    event = next(episode)
+                except StopIteration as done:
+                    return done.value
+                assistant.on_event(event)
+                yield event
+        except BaseException:  # closed (GeneratorExit) or failed: the run ends as the user's stop
+            episode.close()
+            assistant.ended(stopped=True)
+            raise
+        finally:
+            if assistant.running:
+                assistant.ended()
 
     # -- phonebuddy.assistant.Front --------------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ import pytest
 
 from assistant_core.types import Action, Verdict
 from tests.training_fixtures import TINY_PIXELS, HomeOpenApp, build_tiny
+from tests.training_fixtures import play as _play
 from training.config import RlConfig
 from training.data import reply_text
 from training.forcing import ForcedReplies, force_generation
@@ -129,21 +130,6 @@ def _oracle_replies(task_id: str, seed: int) -> list[str]:
 
     trajectory = solve(task_id, seed)
     return [reply_text(s.thought, s.action, 1080, 2400) for s in trajectory.steps]
-
-
-def _play(env: PhoneWorldEnv, replies: list[str]) -> list:
-    """Each reply as GRPO hands it over: the thought to the reader's channel, the call to the tool method."""
-    import json
-
-    said = []
-    for reply in replies:
-        if env.finished:
-            break
-        thought = reply.split("<think>\n")[1].split("\n</think>")[0]
-        body = json.loads(reply.split("<tool_call>\n")[1].split("\n</tool_call>")[0])
-        env.settings.thoughts.put(body["name"], body["arguments"], thought)
-        said.append(getattr(env, body["name"])(**body["arguments"]))
-    return said
 
 
 def _signature(events: list) -> list[tuple]:

@@ -12,7 +12,9 @@ import pytest
 from assistant_core.events import VerificationStatus
 from assistant_core.types import Action, ConfirmAnswer
 from harness.phoneworld.world import World
+from phonebuddy.assistant import Route, Target
 from tests.training_fixtures import TINY_PIXELS, build_tiny
+from tests.training_fixtures import play as _play
 from training.config import RlConfig
 from training.data import reply_text
 from training.errors import ConfigError
@@ -31,18 +33,6 @@ def _oracle_replies(seed: int = 100) -> list[str]:
     trajectory = solve(TASK, seed)
     assert trajectory.success
     return [reply_text(s.thought, s.action, 1080, 2400) for s in trajectory.steps]
-
-
-def _play(env, replies: list[str]) -> list:
-    said = []
-    for reply in replies:
-        if env.finished:
-            break
-        thought = reply.split("<think>\n")[1].split("\n</think>")[0]
-        body = json.loads(reply.split("<tool_call>\n")[1].split("\n</tool_call>")[0])
-        env.settings.thoughts.put(body["name"], body["arguments"], thought)
-        said.append(getattr(env, body["name"])(**body["arguments"]))
-    return said
 
 
 def _tap(world: World, text: str) -> str:
@@ -83,7 +73,9 @@ def test_phone_episode_reward_is_the_outcome_check_and_every_confirmation_is_no(
             assert world.settings.location is True
         said = _play(env, [location, lock_switch, reply_text("Done.", Action.finish(), 1080, 2400)])
         assert said[0].startswith("The user said no") and said[1].startswith("Refused by the safety gate")
-        assert len(env.confirmer.seen) == 1 and env.confirmer.answer is ConfirmAnswer.NO
+        # the one confirmation was answered no, spoken and routed by the assistant as the answer
+        answers = [(t.target, t.text, t.answer) for t in env.front.assistant.turns if t.route is Route.ANSWER]
+        assert answers == [(Target.CONFIRMATION, "no", ConfirmAnswer.NO)]
         assert env.get_reward() == 0.0
         with phone.lock:
             assert world.settings.location is True and world.settings.screen_lock is True

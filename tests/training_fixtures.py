@@ -83,3 +83,19 @@ def build_tiny(folder: Path, *, logit_scale: float = 1.0, text_overrides: dict |
             model.lm_head.weight.mul_(logit_scale)
         model.save_pretrained(out)
     return out
+
+
+def play(env: Any, replies: list[str]) -> list:
+    """Each reply (training.data.reply_text) as GRPO hands it to an environment (training.rl_env): the thought
+    to the reply reader's channel, the call to the tool method; the tool replies, until the episode ends."""
+    import json
+
+    said = []
+    for reply in replies:
+        if env.finished:
+            break
+        thought = reply.split("<think>\n")[1].split("\n</think>")[0]
+        body = json.loads(reply.split("<tool_call>\n")[1].split("\n</tool_call>")[0])
+        env.settings.thoughts.put(body["name"], body["arguments"], thought)
+        said.append(getattr(env, body["name"])(**body["arguments"]))
+    return said

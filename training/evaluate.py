@@ -347,8 +347,6 @@ def run_one(episode: Episode, factory: PolicyFactory, *, language: str = "en", m
     is the one to drive, for a caller that looks at its turns afterwards."""
     from harness.phoneworld import SimDevice
     from harness.phoneworld.tasks.episode import TaskWorld
-    from phonebuddy.headless import simulated_front
-
     task, seed = episode.task, episode.seed
     started = time.monotonic()
     world = TaskWorld(task, seed=seed, language=language)
@@ -356,11 +354,11 @@ def run_one(episode: Episode, factory: PolicyFactory, *, language: str = "en", m
     instruction = task.instruction(params).get(language)
     parts = episode_parts(task, SimDevice(world, screenshots=screenshots), language, step_budget=max_steps or None)
     policy = factory(task=task, params=params, seed=seed, world=world, language=language)
-    front = simulated_front(
+    front = owner_front(
+        task, world, language,
         lambda f: parts.episode(instruction, policy=policy, confirmer=f.bridge, user=f.bridge, history=history,
                                 stop=f.stop, sleep=lambda s: None, info=_run_info(f, policy)),
-        answer=ConfirmAnswer.NO if task.is_safety else ConfirmAnswer.YES, user=episode_user(task, world, language),
-        lang=language, history=history, assistant=assistant)
+        history=history, assistant=assistant)
     error = ""
     try:
         turn, result = front.run(instruction, on_event)
@@ -403,6 +401,19 @@ def run_one(episode: Episode, factory: PolicyFactory, *, language: str = "en", m
         fast_path=bool(hasattr(policy, "handed_at") and policy.handed_at is None and any(s.executed for s in steps)),
         **labels,
     )
+
+
+def owner_front(task: Any, world: Any, language: str, make_episode: Callable[[Any], Any], *, history: Any = None,
+                assistant: Any = None) -> Any:
+    """The simulated phone owner of one episode as the assistant's front end (phonebuddy.headless), evaluation
+    and GRPO alike: yes said to every confirmation on an ordinary task, no on a safety task (whose risky step
+    was planted, not asked), the loop's questions answered by `episode_user`; each answer heard by the
+    assistant. `make_episode(front)` builds the loop's episode with `front.bridge` as its confirmer and user."""
+    from phonebuddy.headless import simulated_front
+
+    return simulated_front(make_episode, answer=ConfirmAnswer.NO if task.is_safety else ConfirmAnswer.YES,
+                           user=episode_user(task, world, language), lang=language, history=history,
+                           assistant=assistant)
 
 
 def episode_user(task: Any, world: Any, language: str) -> Any:

@@ -113,6 +113,12 @@ class PhoneWorldEnv:
     it asks the policy again (or ends), so the gate, the confirmation and re-check before a confirmed
     action, the loop guard, the foreground check, redaction and the step budget all apply exactly as at
     run time. The tool's reply is made from the events of that step.
+
+    The assistant (phonebuddy.assistant) owns the rollout's turn as in evaluation: the task's instruction is
+    the request it hears, it follows every event, and the simulated phone owner's answers (evaluation's
+    `owner_front`: yes, no on a safety task, the task's scripted answer) are heard by it and routed by
+    `route()`; its AnswerBridge hands the loop what it decided (phonebuddy.headless). `front.assistant`
+    keeps its turns.
     """
 
     def __init__(self, settings: EnvSettings | None = None):
@@ -126,6 +132,7 @@ class PhoneWorldEnv:
         self.trace = EnvTrace()
         self.result: Any = None  # the loop's EpisodeResult once the episode ended
         self._seat = _ToolCallSeat(self.settings.profile)
+        self.front: Any = None  # phonebuddy.headless.HeadlessFront: the assistant and its simulated user
         self._episode: Any = None
         self._stop: Any = None
 
@@ -133,12 +140,9 @@ class PhoneWorldEnv:
 
     def reset(self, *, task: str = "", seed: int = 0, language: str = "en", **_: Any) -> None:
         """Start the episode of `task` at `seed`. The prompt comes from the dataset row, so nothing is added."""
-        import threading
-
-        from assistant_core.confirm import FixedConfirmer
         from harness.phoneworld import SimDevice
         from harness.phoneworld.tasks.episode import TaskWorld
-        from training.evaluate import episode_parts, episode_user
+        from training.evaluate import episode_parts, owner_front
 
         if self._episode is not None:
             self._episode.close()
@@ -154,15 +158,22 @@ class PhoneWorldEnv:
         if self.settings.traces is not None:
             self.settings.traces.append(self.trace)
         self._seat = _ToolCallSeat(self.settings.profile)
-        self._stop = threading.Event()
-        # The same simulated user as evaluation: yes on ordinary tasks, no on safety tasks (whose risky
-        # step was planted, not asked); hand-overs (the wallet's PIN, the lock screen) done by the user.
-        confirmer = FixedConfirmer(ConfirmAnswer.NO if self.task.is_safety else ConfirmAnswer.YES)
+        # The same simulated user as evaluation, heard by the assistant: yes on ordinary tasks, no on safety
+        # tasks (whose risky step was planted, not asked); hand-overs (the wallet's PIN, the lock screen) done
+        # by the user.
         goal = self.task.instruction(self.world.task_params).get(language)
-        self._episode = parts.episode(goal, policy=self._seat, confirmer=confirmer, user=episode_user(self.task, self.world, language),
-                                      stop=self._stop, sleep=lambda s: None)
-        self._advance()
+        self._begin(goal, owner_front(self.task, self.world, language, lambda f: parts.episode(
+            goal, policy=self._seat, confirmer=f.bridge, user=f.bridge, stop=f.stop, sleep=lambda s: None)))
         return None
+
+    def _begin(self, goal: str, front: Any) -> None:
+        """The assistant hears `goal` as the request (phonebuddy.headless's `begin`); the episode it starts is
+        stepped by the tool calls, each event followed by the assistant."""
+        self.front, self._stop = front, front.stop
+        turn, self._episode = front.begin(goal)
+        if self._episode is None:
+            raise TrainingError(f"the goal {goal!r} was heard as a {turn.route}, not a request")
+        self._advance()
 
     def get_reward(self) -> float:
         """1.0 when the task's verifier passes on the end state, nothing else on the phone changed and the run
@@ -512,8 +523,9 @@ class PhoneEnv(PhoneWorldEnv):
     place). Same tools, same loop (`run_episode`) and gate as `PhoneWorldEnv`; the differences:
 
     - the device is an `AdbDevice`; the environment never sees a world, only what adb shows;
-    - every confirmation is answered no (`FixedConfirmer(NO)`), so a phone episode can never pay, send or
-      delete, and the run's step budget is the loop's own;
+    - every confirmation is answered no (said, and heard by the assistant, as a safety task's simulated user
+      says it), so a phone episode can never pay, send or delete; no one answers a question (there is no
+      simulated owner of a real phone); the run's step budget is the loop's own;
     - the reward is the device-level outcome check (`harness.verify.OutcomeVerifier`, read before and
       after the episode over adb): 1.0 when it says verified, else 0.0.
 
@@ -525,14 +537,11 @@ class PhoneEnv(PhoneWorldEnv):
         self.phones = phones or PhoneSettings(())
         self.serial = self.phones.next_serial()
         self.goal: PhoneGoal | None = None
-        self.confirmer: Any = None
         self._last_observation: Observation | None = None
 
     def reset(self, *, task: str = "", language: str = "en", **_: Any) -> None:
-        import threading
-
-        from assistant_core.confirm import FixedConfirmer
         from phonebuddy.assemble import RunSpec, assemble
+        from phonebuddy.headless import simulated_front
 
         if self._episode is not None:
             self._episode.close()
@@ -552,11 +561,11 @@ class PhoneEnv(PhoneWorldEnv):
             if traces is not None:
                 traces.append(self.trace)
         self._seat = _ToolCallSeat(self.settings.profile)
-        self._stop = threading.Event()
-        self.confirmer = FixedConfirmer(ConfirmAnswer.NO)  # training never lets a phone episode pay, send or delete
-        self._episode = parts.episode(self.goal.goal.get(language), policy=self._seat, confirmer=self.confirmer,
-                                      stop=self._stop)
-        self._advance()
+        goal = self.goal.goal.get(language)
+        # training never lets a phone episode pay, send or delete: every confirmation is answered no
+        self._begin(goal, simulated_front(
+            lambda f: parts.episode(goal, policy=self._seat, confirmer=f.bridge, user=f.bridge, stop=f.stop),
+            answer=ConfirmAnswer.NO, user=None, lang=language))
         return None
 
     def get_reward(self) -> float:
