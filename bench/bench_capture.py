@@ -13,7 +13,6 @@ environments run in two threads (as trl runs one rollout per phone), each on its
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import tempfile
@@ -27,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 from harness.adb import AdbDevice, connect  # noqa: E402
 from harness.adbserver import AdbServer, free_port  # noqa: E402
 from harness.phoneworld.capture import capture_app  # noqa: E402
+from tests.training_fixtures import play as play_replies  # noqa: E402
 from training.data import reply_text  # noqa: E402
 from training.rl import EnvSettings, PhoneEnv, PhoneSettings, PhoneWorldEnv  # noqa: E402
 
@@ -51,13 +51,7 @@ def oracle_replies() -> list[str]:
 
 
 def play(env, replies: list[str]) -> float:
-    for reply in replies:
-        if env.finished:
-            break
-        thought = reply.split("<think>\n")[1].split("\n</think>")[0]
-        body = json.loads(reply.split("<tool_call>\n")[1].split("\n</tool_call>")[0])
-        env.settings.thoughts.put(body["name"], body["arguments"], thought)
-        getattr(env, body["name"])(**body["arguments"])
+    play_replies(env, replies)  # as the GRPO tests replay a reply list (tests/training_fixtures.py)
     return env.get_reward()
 
 

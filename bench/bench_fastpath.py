@@ -18,8 +18,12 @@ import argparse
 import contextlib
 import json
 import statistics
+import sys
 import time
+from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
 
 from assistant_core.confirm import FixedConfirmer
 from assistant_core.loop import LoopConfig, run_episode
@@ -31,16 +35,9 @@ from harness.phoneworld import SimDevice
 from harness.phoneworld.oracle import OraclePolicy
 from harness.phoneworld.tasks import TaskCategory, make_world, registry
 from harness.verify import KindRegistry, OutcomeVerifier
+from tests.core_fixtures import drain
 
 KINDS = KindRegistry.load()
-
-
-def _drain(gen: Any) -> Any:
-    while True:
-        try:
-            next(gen)
-        except StopIteration as done:
-            return done.value
 
 
 @contextlib.contextmanager
@@ -77,7 +74,7 @@ def run_one(task: Any, seed: int, lang: str, path: str, adb: Any) -> dict[str, A
             policy = OraclePolicy(task.id, seed, world, language=lang, params=params)
         context = GateContext(allowed_apps=frozenset(task.apps), app_labels=device.installed_apps(), lang=lang)
         t0 = time.perf_counter()
-        result = _drain(run_episode(goal, device=device, policy=policy, confirmer=FixedConfirmer(ConfirmAnswer.YES),
+        result = drain(run_episode(goal, device=device, policy=policy, confirmer=FixedConfirmer(ConfirmAnswer.YES),
                                     context=context, config=LoopConfig(step_budget=task.max_steps, lang=lang,
                                                                        thumbnails=False),
                                     sleep=lambda s: None, outcome_check=OutcomeVerifier(KINDS)))

@@ -353,8 +353,10 @@ class Assistant:
         except Exception:  # a full disk must not stop the conversation
             log.exception("could not record the conversation")
 
-    def drive(self, episode: Generator[Any, Any, Any], on_event: Callable[[Any], None] | None = None) -> Any:
-        """Run an episode on this thread (the command line), following each event; returns its result."""
+    def follow(self, episode: Generator[Any, Any, Any]) -> Generator[Any, Any, Any]:
+        """The episode's events, each followed (`on_event`) before it is yielded; returns the episode's
+        result. Closed or failed, the episode is closed and the run ends as the user's stop; finished, the
+        run ends. For a caller that steps the episode itself (GRPO, one tool call at a time) and for `drive`."""
         try:
             while True:
                 try:
@@ -362,11 +364,26 @@ class Assistant:
                 except StopIteration as done:
                     return done.value
                 self.on_event(event)
-                if on_event is not None:
-                    on_event(event)
-        except BaseException:
+                yield event
+        except BaseException:  # closed (GeneratorExit) or failed
+            episode.close()
             self.ended(stopped=True)
             raise
         finally:
             if self.running:
                 self.ended()
+
+    def drive(self, episode: Generator[Any, Any, Any], on_event: Callable[[Any], None] | None = None) -> Any:
+        """Run an episode on this thread (the command line), following each event; returns its result."""
+        events = self.follow(episode)
+        try:
+            while True:
+                try:
+                    event = next(events)
+                except StopIteration as done:
+                    return done.value
+                if on_event is not None:
+                    on_event(event)
+        except BaseException:  # the caller's on_event failed, or Ctrl+C between events: a stop
+            events.close()
+            raise

@@ -153,25 +153,7 @@ class HeadlessFront:
         turn = self.assistant.hear(Heard(goal, typed=True))
         if turn.route is not Route.REQUEST or self.episode is None:
             return turn, None
-        return turn, self._followed(self.episode, self.assistant)
-
-    @staticmethod
-    def _followed(episode: Generator[Any, Any, Any], assistant: Assistant) -> Generator[Any, Any, Any]:
-        try:
-            while True:
-                try:
-                    event = next(episode)
-                except StopIteration as done:
-                    return done.value
-                assistant.on_event(event)
-                yield event
-        except BaseException:  # closed (GeneratorExit) or failed: the run ends as the user's stop
-            episode.close()
-            assistant.ended(stopped=True)
-            raise
-        finally:
-            if assistant.running:
-                assistant.ended()
+        return turn, self.assistant.follow(self.episode)
 
     # -- phonebuddy.assistant.Front --------------------------------------------------------------------------
 
