@@ -18,9 +18,10 @@ when `simplified` is set, the text is converted to Simplified with OpenCC (t2s);
 digits Whisper spells apart ("9,5,5,8") become plain digits (`speech.textnorm.digits_in_transcript`).
 
 Nothing usable from a recording the end-pointer and VAD passed as speech (an echo of the prompt, which base
-writes for a short digit string read one by one, or everything dropped as too unsure): one more decode
-without the prompt or hotwords and with faster-whisper's temperature fallback (`retry_unheard`), before the
-user is asked to repeat. A short command (SHORT_WORDS / SHORT_HAN) under `repeat_below` is CONFIRM, not
+writes for a short digit string read one by one, or everything dropped as too unsure), or an unsure reading
+far too short for the speech it came from (`ended_early`): one more decode without the prompt or hotwords
+and with faster-whisper's temperature fallback (`retry_unheard`), before the user is asked to repeat; a
+short reading is replaced only by a longer one the recogniser is at least as sure of. A short command (SHORT_WORDS / SHORT_HAN) under `repeat_below` is CONFIRM, not
 REPEAT: "Did you say next?" beats "I did not hear anything" when something was heard.
 Callers pass `language="zh"` when the user's language is Chinese (detection only for a user who speaks
 both) and contact and app names as `hotwords` (`hotword_list`). On the real AISHELL-1 clips shipped in
@@ -164,7 +165,7 @@ class Transcript:
     dropped: tuple[DroppedSegment, ...] = ()
     clipped: bool = False
     timings: Timings = field(default_factory=lambda: Timings(0.0, 0.0, 0.0))
-    retried: bool = False  # the first decode heard nothing usable; this is the second (no prompt, temperatures)
+    retried: bool = False  # the first decode heard nothing usable or ended early; this is the second (no prompt, temperatures)
 
     @property
     def needs_repeat(self) -> bool:
@@ -330,7 +331,7 @@ def _first_sentences(text: str, keep: Sequence[str], size: int, language: str) -
     return " ".join(keep[:size])
 
 
-def collapse_repeats(text: str, language: str, *, truncated: bool = False) -> str:
+def collapse_repeats(text: str, language: str, *, truncated: bool = False, seconds: float | None = None) -> str:
     """'Open J2 Open J2' -> 'Open J2', and 'A. B. A. B. A. B' -> 'A. B.': Whisper sometimes restarts the
     phrase it has just finished (more often with a short window) until the token limit cuts it off.
     The text is returned unchanged unless it is one phrase said at least twice in full, optionally followed
@@ -340,7 +341,10 @@ def collapse_repeats(text: str, language: str, *, truncated: bool = False) -> st
     `truncated`: the decode stopped at its token budget (a loop is the only way to get there), so one full
     phrase followed by a cut-off restart covering at least half of it is a loop too. Without it, a restart
     still counts when the phrase ends a sentence, is long (6+ words / 8+ characters) and the restart repeats
-    at least 60% of it word for word ("… for you. Airplane mode is now on. I open the settings for")."""
+    at least 60% of it word for word ("… for you. Airplane mode is now on. I open the settings for").
+
+    `seconds`: how long the speech was. A sentence written again with a word changed is collapsed only when
+    the text holds more than anyone says in that time (`_collapse_near_copies`)."""
     if language == "zh":
         keep = [c for c in text if not _PUNCT.fullmatch(c)]
         units = keep
@@ -366,7 +370,73 @@ def collapse_repeats(text: str, language: str, *, truncated: bool = False) -> st
         # The cut-off copy may end inside a word ("mod" for "mode").
         if rest[:-1] == expected[:-1] and (not rest or expected[-1].startswith(rest[-1])):
             return "".join(keep[:size]) if language == "zh" else " ".join(keep[:size]).rstrip(",;")
-    return text
+    return _collapse_near_copies(text, language, seconds)
+
+
+_SENTENCE = re.compile(r"[^.!?。！？]+[.!?。！？]*")
+
+
+def _units(sentence: str, language: str) -> list[str]:
+    if language == "zh":
+        return [c for c in sentence if not _PUNCT.fullmatch(c) and not c.isspace()]
+    return [normalize(w) for w in sentence.split() if normalize(w)]
+
+
+def _distance(a: Sequence[str], b: Sequence[str]) -> int:
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
+    return row[-1]
+
+
+MAX_CHARS_PER_S = {"zh": 7.0}  # fast Mandarin is 5-6 syllables a second; others: MAX_WORDS_PER_S
+MAX_WORDS_PER_S = 4.5  # fast English is about 3.5-4 words a second
+
+
+def _collapse_near_copies(text: str, language: str, seconds: float | None) -> str:
+    """A long sentence written again with a word or two changed ('明天早上7点的闹钟已经设好了。明天早上7点的闹钟已经
+    涉好了。' for 3 s of speech, heard on an AVX2 processor where another one wrote it once): Whisper restarting.
+    Only when the text holds more than anyone says in `seconds` (over 7 Mandarin characters or 4.5 words a
+    second): "把七点的闹钟关掉。把八点的闹钟关掉。" said in 4 s is two requests and stays. Every sentence after
+    the first must be within a fifth of it (edit distance over characters / words, lengths within a fifth) and
+    the first long (8+ characters / 6+ words); the first sentence is kept."""
+    if not seconds or seconds <= 0:
+        return text
+    units_all = _units(text, language)
+    if len(units_all) / seconds <= MAX_CHARS_PER_S.get(language, MAX_WORDS_PER_S):
+        return text
+    sentences = [m.group(0).strip() for m in _SENTENCE.finditer(text) if m.group(0).strip()]
+    if len(sentences) < 2:
+        return text
+    first = _units(sentences[0], language)
+    if len(first) < (8 if language == "zh" else 6) or not _SENTENCE_END.search(sentences[0]):
+        return text
+    allowed = len(first) // 5
+    for other in sentences[1:]:
+        units = _units(other, language)
+        if abs(len(units) - len(first)) > allowed or _distance(first, units) > allowed:
+            return text
+    return sentences[0]
+
+
+EARLY_MIN_S = 2.0
+EARLY_CHARS_PER_S = {"zh": 1.5}  # other languages: words a second below EARLY_WORDS_PER_S
+EARLY_WORDS_PER_S = 0.8
+
+
+def ended_early(result: Transcript, speech_s: float) -> bool:
+    """Whisper stopped after the first words: a reading it is unsure of (not OK) that holds far fewer
+    characters (Chinese, fewer than 1.5 a second) or words (fewer than 0.8 a second) than `speech_s` seconds of
+    speech hold. People say 3-5 Mandarin syllables or 2-3 English words a second; over at least 2 s of speech,
+    a reading under half the slowest of those rates lost its end (measured: 5 characters over 4.3 s of a
+    Kokoro phone number, at avg log-probability -1.1; the retry heard all 11 digits at -0.33)."""
+    if not result.text or result.status is TranscriptStatus.OK or speech_s < EARLY_MIN_S:
+        return False
+    if result.language in EARLY_CHARS_PER_S:
+        return len(_squash(result.text)) < EARLY_CHARS_PER_S[result.language] * speech_s
+    return len(result.text.split()) < EARLY_WORDS_PER_S * speech_s
 
 
 def with_clipping(result: Transcript) -> Transcript:
@@ -533,18 +603,21 @@ class FasterWhisperTranscriber:
             prompt = self.settings.prompt_for(language)
             result = self._finish(raw, language, lang_prob, forced, prompt, clipped,
                                   Timings(load_s, time.perf_counter() - start, audio_s))
-            if self.settings.retry_unheard and not result.text:
+            last_drops = result.dropped
+            early = ended_early(result, len(audio) / ASR_RATE)
+            if self.settings.retry_unheard and (not result.text or early):
                 # Speech was there (the end-pointer and VAD passed it) but nothing usable came out: Whisper
                 # echoed its initial prompt ("以下是…" for a digit string read aloud), or was too unsure of
-                # what it heard. Decode once more without any prompt, with temperature fallback, before the
-                # user is asked to repeat a recording that would only fail the same way again.
+                # what it heard; or it stopped after the first words of a long recording, unsure ("我的手机号"
+                # for 4 s of a phone number). Decode once more without any prompt, with temperature
+                # fallback, before the user is asked to repeat or to confirm a fragment.
                 raw = self._retry(model, audio, language)
                 again = self._finish(raw, language, lang_prob, forced, prompt, clipped,
                                      Timings(load_s, time.perf_counter() - start, audio_s))
-                result = replace(again, retried=True, dropped=result.dropped + again.dropped)
-                last_drops = again.dropped
-            else:
-                last_drops = result.dropped
+                if not result.text or (len(_squash(again.text)) > len(_squash(result.text))
+                                       and again.confidence >= result.confidence):
+                    result = replace(again, retried=True, dropped=result.dropped + again.dropped)
+                    last_drops = again.dropped
         if not result.text:
             result = self._read_back_short(result, language, last_drops)
         return result
@@ -652,7 +725,8 @@ class FasterWhisperTranscriber:
         )[0]
         tokens = [t for t in result.sequences_ids[0] if t < tokenizer.eot]
         avg_logprob = result.scores[0] * len(tokens) / (len(tokens) + 1)
-        text = collapse_repeats(tokenizer.decode(tokens).strip(), language, truncated=len(tokens) >= budget - 1)
+        text = collapse_repeats(tokenizer.decode(tokens).strip(), language, truncated=len(tokens) >= budget - 1,
+                                seconds=len(audio) / ASR_RATE)
         ratio = _compression_ratio(text)
         seg = Segment(text, 0.0, len(audio) / ASR_RATE, float(avg_logprob), float(result.no_speech_prob), ratio, len(tokens))
         return ([seg] if text.strip() else []), language, lang_prob
@@ -706,9 +780,11 @@ class FasterWhisperTranscriber:
             else:
                 log.debug("dropped segment %r: %s", seg.text, reason)
                 dropped.append(DroppedSegment(seg.text.strip(), reason))
-        text = collapse_repeats(join_text([s.text for s in kept], language), language)
+        # A token ending inside a character's UTF-8 bytes decodes to U+FFFD ('虽\ufffd'): never shown or read.
+        text = join_text([s.text.replace("\ufffd", "") for s in kept], language)
         if language == "zh" and self.settings.simplified and text:
-            text = self._to_simplified(text)
+            text = self._to_simplified(text)  # before collapsing: a repeat may differ only in 點 / 点
+        text = collapse_repeats(text, language, seconds=sum(max(0.0, s.end - s.start) for s in kept))
         if language == "zh" and text:
             text = digits_in_transcript(text)  # '一三八零…' / '9,5,5,8' -> digits, so numbers read back as said
         confidence = confidence_of(kept, lang_prob, forced)

@@ -59,3 +59,25 @@ def test_our_voice_heard_by_our_whisper_twenty_times_in_a_row():
     # base also ends early now and then ("Airplane mode is now on", seen once in about 40 round trips on a
     # busy 2-core machine): a dropped clause, not a repeat, so it is bounded here rather than forbidden.
     assert close >= 18, heard
+
+
+@pytest.mark.parametrize(("heard", "language", "seconds", "meant"), [
+    # Heard on an AVX2 processor from 3 s of Kokoro's male voice (an AVX-512 one wrote the sentence once).
+    ("明天早上7点的闹中已经设好了。明天早上7点的闹中已经涉好了。", "zh", 2.96, "明天早上7点的闹中已经设好了。"),
+    ("The alarm for seven tomorrow morning is set. The alarm for seven tomorrow morning was set.", "en", 2.5,
+     "The alarm for seven tomorrow morning is set."),
+])
+def test_a_sentence_written_again_with_a_word_changed_is_collapsed(heard, language, seconds, meant):
+    assert collapse_repeats(heard, language, seconds=seconds) == meant
+
+
+@pytest.mark.parametrize(("heard", "language", "seconds"), [
+    ("把明天早上七点的闹钟关掉。把明天早上八点的闹钟关掉。", "zh", 4.5),  # said in time: two requests
+    ("给妈妈发消息说我到了。给爸爸发消息说我到了。", "zh", 4.0),
+    ("明天早上7点的闹中已经设好了。明天早上7点的闹中已经涉好了。", "zh", None),  # no duration: no guess
+    ("给妈妈发消息说我到了。给爸爸发消息说我晚点回。", "zh", 2.0),  # too different to be a copy
+    ("Send a message to Anna. Then call my brother on speaker.", "en", 1.5),
+    ("明天早上7点的闹钟已经设好了", "zh", 1.0),  # one sentence
+])
+def test_different_or_really_said_sentences_are_kept(heard, language, seconds):
+    assert collapse_repeats(heard, language, seconds=seconds) == heard
