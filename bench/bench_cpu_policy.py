@@ -6,7 +6,9 @@
 Runtimes (`--computes`, default: the chosen one, the all-bf16 model beside it on bf16-capable CPUs, and
 fp32): `bf16` is the runtime's choice on CPUs with bf16 units (bf16 weights and matmuls, fp32 activations,
 norms, states and logits; assistant_core/policy/cpu_bf16_modules.py), `bf16-all` the whole model in bf16,
-`fp32` the runtime in transformers' precision, `int8` dynamic int8 linears (opt-in). Each runtime's step is
+`fp32` the runtime in transformers' precision, `int8` dynamic int8 linears (opt-in), `fp16w` fp16 weights
+with fp32 arithmetic (the choice on x86 without bf16 units), read and packed one tensor at a time, and
+`fp16w-mapped` the same plan loaded through `from_pretrained` (the peak-memory comparison). Each runtime's step is
 reported as p50/min/max over `--repeats` warm steps (`step_s_spread`; the baseline's likewise).
 The default results file also updates assistant_core/policy/cpu_measured.json, the figures the installed app
 reads (`--package` does it for another --json file).
@@ -317,10 +319,14 @@ def phase_fast(args) -> dict:
 
     spec = config_for(args.size, args.layers)
     profile = get_profile(spec["profile"])
-    runtime = CpuRuntime(args.folder, threads=args.threads, cache_dir=args.cache, compute=args.compute)
+    # "fp16w-mapped": the fp16w plan loaded through from_pretrained (the checkpoint mapped), for the peak-RSS
+    # comparison with the default streamed load (assistant_core/policy/cpu_stream.py)
+    compute, stream = args.compute.removesuffix("-mapped"), not args.compute.endswith("-mapped")
+    runtime = CpuRuntime(args.folder, threads=args.threads, cache_dir=args.cache, compute=compute, stream=stream)
     t0 = time.perf_counter()
     runtime.load()
     load_s = time.perf_counter() - t0
+    load_rss = rss_gb()  # the peak so far: loading (and packing) alone
     steps = []
     order = [1, 3] + [2 + i % 2 for i in range(max(1, args.repeats) - 1)]  # cold, then warm steps
     for step in order:
@@ -368,7 +374,7 @@ def phase_fast(args) -> dict:
                      "repeats": [parts(g, per_token(w)) for g, w in zip(planned_runs, warm * len(planned_runs),
                                                                         strict=False)]},
             "repeats": [parts(g, per_token(g)) for g in warm],
-            "peak_rss_gb": rss_gb()}
+            "load_peak_rss_gb": load_rss, "peak_rss_gb": rss_gb()}
 
 
 PHASES = {"build": phase_build, "baseline": phase_baseline, "convert": phase_convert, "fast": phase_fast}
@@ -446,7 +452,9 @@ def _runtime_summary(base: dict, fast: dict, base_step: float, typical: str) -> 
     return {**extra, "step_s": steps[typical], "ratio": round(base_step / steps[typical], 2), "baseline_step_s": base_step,
             "step_s_by_thought_tokens": steps, "vision_s": fast["vision_s"], "prefill_s": fast["prefill_s"],
             "cold_prefill_s": fast["cold_prefill_s"], "decode_ms_per_token": fast["decode_ms_per_token"],
-            "peak_rss_gb": fast["peak_rss_gb"], "logits_max_abs_diff": fast["logits_max_abs_diff"],
+            "peak_rss_gb": fast["peak_rss_gb"], "load_peak_rss_gb": fast.get("load_peak_rss_gb"),
+            "streamed_load": fast.get("load_info", {}).get("streamed"),
+            "logits_max_abs_diff": fast["logits_max_abs_diff"],
             "greedy_tokens_agreeing": f'{fast["greedy_tokens_agreeing"]}/{fast["greedy_tokens_compared"]}',
             "reused_prefix_tokens": fast["reused_tokens"], "load_s": fast.get("load_s"), "machine_plan": plan}
 
@@ -458,7 +466,7 @@ def summarize(parts: dict, convert: dict | None) -> dict:
     base_steps = whole_step(base)
     typical = "100"
     runtimes = {name: _runtime_summary(base, parts[name], base_steps[typical], typical)
-                for name in ("int8", "bf16", "bf16-all", "fp16w", "fp32") if name in parts}
+                for name in ("int8", "bf16", "bf16-all", "fp16w", "fp16w-mapped", "fp32") if name in parts}
     chosen = choose_compute()
     if chosen not in runtimes:
         chosen = next(iter(runtimes))
@@ -495,7 +503,7 @@ def scale_parts(parts: dict, measured_layers: int, layers: int, params: tuple[fl
     """4B from a layer subset: prefill/decode x layers/measured, RSS + the missing layers' weights."""
     factor = layers / measured_layers
     missing_b = params[1] - params[0]  # billions of parameters not built
-    bytes_per = {"baseline": 4, "fp32": 4, "bf16": 2, "bf16-all": 2, "fp16w": 2, "int8": 1}
+    bytes_per = {"baseline": 4, "fp32": 4, "bf16": 2, "bf16-all": 2, "fp16w": 2, "fp16w-mapped": 2, "int8": 1}
     out = {}
     for name, part in parts.items():
         p = json.loads(json.dumps(part))

@@ -250,18 +250,23 @@ def test_machine_plan_and_compute_choice():
     assert choose_compute({"amx": True}, fp16_gemm=True) == "bf16"
 
 
+def bf16_copy(tiny, folder):
+    """The tiny checkpoint saved in bf16, as the published checkpoints are, with its processor files."""
+    model = __import__("transformers").AutoModelForImageTextToText.from_pretrained(str(tiny), dtype=torch.bfloat16)
+    model.save_pretrained(folder)
+    for name in ("tokenizer.json", "tokenizer_config.json", "preprocessor_config.json", "chat_template.jinja",
+                 "processor_config.json", "video_preprocessor_config.json", "special_tokens_map.json"):
+        if (tiny / name).exists():
+            (folder / name).write_bytes((tiny / name).read_bytes())
+    return folder
+
+
 def test_fp16_weights_hold_a_bf16_checkpoint_exactly_and_say_their_progress(tiny, tmp_path):
     from safetensors.torch import load_file
 
     from assistant_core.policy.cpu_fp16w_modules import Fp16WeightLinear
 
-    bf16_dir = tmp_path / "bf16"
-    model = __import__("transformers").AutoModelForImageTextToText.from_pretrained(str(tiny), dtype=torch.bfloat16)
-    model.save_pretrained(bf16_dir)
-    for name in ("tokenizer.json", "tokenizer_config.json", "preprocessor_config.json", "chat_template.jinja",
-                 "processor_config.json", "video_preprocessor_config.json", "special_tokens_map.json"):
-        if (tiny / name).exists():
-            (bf16_dir / name).write_bytes((tiny / name).read_bytes())
+    bf16_dir = bf16_copy(tiny, tmp_path / "bf16")
     saved = {}
     for f in bf16_dir.glob("*.safetensors"):
         saved.update(load_file(f))
@@ -286,6 +291,66 @@ def test_fp16_weights_hold_a_bf16_checkpoint_exactly_and_say_their_progress(tiny
     assert all("%" in r.message.en and "%" in r.message.zh and r.message.en != r.message.zh
                for r in reports if r.stage == "convert")
     assert runtime.load_info["converted"] is False  # packed at load from the checkpoint: nothing cached
+    assert runtime.load_info["streamed"] is True  # read one tensor at a time, not through from_pretrained
+
+
+def _unpacked(model) -> dict:
+    from assistant_core.policy.cpu_fp16w_modules import Fp16WeightLinear
+
+    out = {n: t for n, t in list(model.named_parameters()) + list(model.named_buffers())}
+    for name, module in model.named_modules():
+        if isinstance(module, Fp16WeightLinear):
+            weight, bias = torch.ops.quantized.linear_unpack_fp16(module._packed)
+            out[name + ".packed_weight"], out[name + ".packed_bias"] = weight, bias
+    return out
+
+
+@pytest.mark.parametrize("source", ["bf16", "fp32"])
+def test_the_streamed_load_is_the_transformers_load_bit_for_bit(tiny, tmp_path, source):
+    """Reading and packing one tensor at a time (cpu_stream.py, for the peak memory) builds the same model as
+    from_pretrained followed by packing: every tensor and the first reply's logits equal, not close."""
+    folder = bf16_copy(tiny, tmp_path / "bf16") if source == "bf16" else tiny
+    streamed = CpuRuntime(folder, cache_dir=tmp_path / "c", compute="fp16w")
+    loaded = CpuRuntime(folder, cache_dir=tmp_path / "c", compute="fp16w", stream=False)
+    streamed.load()
+    loaded.load()
+    assert streamed.load_info["streamed"] is True and "streamed" not in loaded.load_info
+    mine, theirs = _unpacked(streamed.model), _unpacked(loaded.model)
+    assert sorted(mine) == sorted(theirs)
+    for name, tensor in theirs.items():
+        other = mine[name]
+        assert (other is None) == (tensor is None), name
+        if tensor is not None:
+            assert other.dtype == tensor.dtype and torch.equal(other, tensor), name
+    assert streamed.model.generation_config.to_dict() == loaded.model.generation_config.to_dict()
+    prompt = build_prompt(GOALS[3], screen(2), observations()[2][2], PROFILE)
+    a = streamed.generate(prompt, max_new_tokens=8, min_new_tokens=8, keep_first_logits=True)
+    b = loaded.generate(prompt, max_new_tokens=8, min_new_tokens=8, keep_first_logits=True)
+    assert torch.equal(a.first_logits, b.first_logits) and a.token_ids == b.token_ids
+
+
+def test_a_damaged_or_renamed_checkpoint_is_said_or_loaded_the_long_way(tiny, tmp_path):
+    import json
+    import struct
+
+    from assistant_core.policy.cpu_stream import CheckpointError
+
+    folder = bf16_copy(tiny, tmp_path / "bf16")
+    weights = next(folder.glob("*.safetensors"))
+    data = weights.read_bytes()
+    weights.write_bytes(data[: len(data) - 1000])  # a download cut short
+    with pytest.raises(CheckpointError, match="outside the file"):
+        CpuRuntime(folder, cache_dir=tmp_path / "c", compute="fp16w").load()
+    # a layout transformers renames while loading: names the model does not have are not guessed at
+    (length,) = struct.unpack("<Q", data[:8])
+    header = json.loads(data[8:8 + length])
+    renamed = {("old." + k if k.startswith("model.visual.") else k): v for k, v in header.items()}
+    raw = json.dumps(renamed).encode()
+    raw += b" " * (-len(raw) % 8)
+    weights.write_bytes(struct.pack("<Q", len(raw)) + raw + data[8 + length:])
+    runtime = CpuRuntime(folder, cache_dir=tmp_path / "c", compute="fp16w")
+    runtime.load()  # through from_pretrained, which knows the layouts it renames (and reports the rest)
+    assert runtime.load_info["streamed"] is False and runtime.load_info["compute"] == "fp16w"
 
 
 def test_parse_rate_under_the_small_machine_plan(taught, tmp_path, capsys):

@@ -20,7 +20,9 @@ waits for. This plan (issue 25):
 - norms, attention, the Gated DeltaNet gates, conv and recurrent states, the KV cache and logits: fp32.
 
 The cost is packing at load (fbgemm lays the fp16 weights out in its blocked format: tens of seconds for
-0.8B on two cores, measured in bench/bench_cpu_policy.py as the load time), with progress per layer.
+0.8B on two cores, measured in bench/bench_cpu_policy.py as the load time), with progress per layer. The
+runtime reads the checkpoint for this plan one tensor at a time (`cpu_stream.py`), so the bf16 file and the
+packed copy are never both in memory.
 """
 
 from __future__ import annotations
@@ -89,8 +91,9 @@ def to_fp16_weights(model: nn.Module, progress: Callable[[float], None] | None =
     buffers) is widened to fp32."""
     lm_head = getattr(model, "lm_head", None)
     # (parent, name, size) only: holding the children themselves would keep every bf16 weight alive until
-    # the end. (The peak at load is still about both copies, 4.4 GB at 0.8B: the checkpoint's bf16 pages
-    # stay mapped by safetensors while the packed fp16 copy grows; bench/results/cpu_policy.json.)
+    # the end. (After from_pretrained the peak is still about both copies, 4.4 GB at 0.8B: the checkpoint's
+    # bf16 pages stay mapped while the packed fp16 copy grows; the runtime therefore loads this plan with
+    # cpu_stream.load_fp16w_streamed, which reads one tensor at a time and gives the same model.)
     linears = [(parent, name, child.in_features * child.out_features) for parent in list(model.modules())
                for name, child in list(parent.named_children())
                if isinstance(child, nn.Linear) and child is not lm_head]

@@ -41,6 +41,10 @@ callbacks, and the result is cached under `cache_dir` as one file named by the S
 config and weight files, with a manifest holding the cache file's own SHA-256; a cache whose checksum does
 not match is rebuilt, never loaded.
 
+Memory at load (fp16w): the checkpoint is read one tensor at a time into a model built on the meta device
+(`cpu_stream.py`), not mapped whole by `from_pretrained`, so the bf16 file and the packed fp16 copy are never
+both resident; the model is the same bit for bit.
+
 Prefix reuse: `generate()` keeps the model state (attention KV and Gated DeltaNet conv/recurrent states)
 after the longest token prefix that is identical to the previous request and contains no image, and
 continues from a copy of it. For PhoneBuddy's layout (the long system prompt, then the screenshot, then
@@ -268,11 +272,14 @@ class CpuRuntime:
 
     `compute`: "bf16" (the checkpoint's own bf16 weights, bf16 matmuls: for CPUs with bf16 units), "fp32"
     (today's precision, with prefix reuse and the machine plan), "int8" (dynamic int8 linears, converted and
-    cached on first load; opt-in, see `choose_compute`) or "auto" (`choose_compute`)."""
+    cached on first load; opt-in, see `choose_compute`) or "auto" (`choose_compute`).
+    `stream`: the fp16w plan reads and packs the checkpoint one tensor at a time (`cpu_stream.py`: about half
+    the peak memory of `from_pretrained` then packing); False loads through `from_pretrained` (the same model,
+    bit for bit; kept for the comparison in the benchmark)."""
 
     def __init__(self, model_dir: str | Path, *, threads: int | None = None, cache_dir: str | Path | None = None,
                  on_progress: Callable[[CpuProgress], None] | None = None, reuse_prefix: bool = True,
-                 compute: str = "auto", head: str = "bf16"):
+                 compute: str = "auto", head: str = "bf16", stream: bool = True):
         self.model_dir = Path(model_dir)
         if compute not in COMPUTES:
             raise ValueError(f"compute must be one of {', '.join(COMPUTES)}, not {compute!r}")
@@ -280,6 +287,7 @@ class CpuRuntime:
             raise ValueError(f"head must be bf16 or fp32, not {head!r}")
         self.compute = choose_compute() if compute == "auto" else compute
         self.head = head
+        self.stream = stream
         self.threads = threads
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.on_progress = on_progress
@@ -326,20 +334,27 @@ class CpuRuntime:
             if self.compute in ("bf16", "bf16-all", "fp16w", "fp32"):  # the checkpoint's weights: no cache
                 from transformers import AutoModelForImageTextToText
 
-                dtype = torch.float32 if self.compute == "fp32" else torch.bfloat16
-                model = AutoModelForImageTextToText.from_pretrained(str(self.model_dir), dtype=dtype)
-                if self.compute == "bf16":
-                    from assistant_core.policy.cpu_bf16_modules import to_mixed_precision
+                def packed(fraction: float) -> None:
+                    pct = int(round(100 * fraction))
+                    self._progress("convert", fraction, MESSAGES["packing"].format(pct=pct))
 
-                    to_mixed_precision(model, head=self.head)
-                elif self.compute == "fp16w":
-                    from assistant_core.policy.cpu_fp16w_modules import to_fp16_weights
+                model = None
+                if self.compute == "fp16w" and self.stream:  # read and packed one tensor at a time (cpu_stream.py)
+                    from assistant_core.policy.cpu_stream import load_fp16w_streamed
 
-                    def packed(fraction: float) -> None:
-                        pct = int(round(100 * fraction))
-                        self._progress("convert", fraction, MESSAGES["packing"].format(pct=pct))
+                    model = load_fp16w_streamed(self.model_dir, packed)
+                    self.load_info["streamed"] = model is not None
+                if model is None:
+                    dtype = torch.float32 if self.compute == "fp32" else torch.bfloat16
+                    model = AutoModelForImageTextToText.from_pretrained(str(self.model_dir), dtype=dtype)
+                    if self.compute == "bf16":
+                        from assistant_core.policy.cpu_bf16_modules import to_mixed_precision
 
-                    to_fp16_weights(model, packed)
+                        to_mixed_precision(model, head=self.head)
+                    elif self.compute == "fp16w":
+                        from assistant_core.policy.cpu_fp16w_modules import to_fp16_weights
+
+                        to_fp16_weights(model, packed)
                 converted = False
             else:
                 model = self._load_cached(target, digest)
@@ -348,7 +363,7 @@ class CpuRuntime:
                     model = self._convert(target, digest)
             model.eval()
             self.model = model
-            self.load_info = {"compute": self.compute, "checksum_s": round(checksum_s, 2), "converted": converted,
+            self.load_info = {**self.load_info, "compute": self.compute, "checksum_s": round(checksum_s, 2), "converted": converted,
                               "load_s": round(time.perf_counter() - started, 2), "cache_file": str(target),
                               "source_sha256": digest}
             self._progress("ready", 1.0, MESSAGES["ready"])
