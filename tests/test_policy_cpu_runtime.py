@@ -250,9 +250,14 @@ def test_machine_plan_and_compute_choice():
     assert choose_compute({"amx": True}, fp16_gemm=True) == "bf16"
 
 
-def bf16_copy(tiny, folder):
-    """The tiny checkpoint saved in bf16, as the published checkpoints are, with its processor files."""
+def bf16_copy(tiny, folder, tied: bool = False):
+    """The tiny checkpoint saved in bf16, as the published checkpoints are, with its processor files;
+    `tied`: with the output head tied to the token embedding, as Qwen3.5-0.8B's is (no lm_head.weight saved)."""
     model = __import__("transformers").AutoModelForImageTextToText.from_pretrained(str(tiny), dtype=torch.bfloat16)
+    if tied:
+        model.config.tie_word_embeddings = True
+        model.config.get_text_config().tie_word_embeddings = True
+        model.tie_weights()
     model.save_pretrained(folder)
     for name in ("tokenizer.json", "tokenizer_config.json", "preprocessor_config.json", "chat_template.jinja",
                  "processor_config.json", "video_preprocessor_config.json", "special_tokens_map.json"):
@@ -305,11 +310,16 @@ def _unpacked(model) -> dict:
     return out
 
 
-@pytest.mark.parametrize("source", ["bf16", "fp32"])
+@pytest.mark.parametrize("source", ["bf16", "bf16-tied", "fp32"])
 def test_the_streamed_load_is_the_transformers_load_bit_for_bit(tiny, tmp_path, source):
     """Reading and packing one tensor at a time (cpu_stream.py, for the peak memory) builds the same model as
     from_pretrained followed by packing: every tensor and the first reply's logits equal, not close."""
-    folder = bf16_copy(tiny, tmp_path / "bf16") if source == "bf16" else tiny
+    folder = tiny if source == "fp32" else bf16_copy(tiny, tmp_path / "bf16", tied=source.endswith("tied"))
+    if source.endswith("tied"):
+        from safetensors import safe_open
+
+        with safe_open(next(folder.glob("*.safetensors")), "pt") as f:
+            assert "lm_head.weight" not in f.keys()  # the head is the embedding, as at 0.8B
     streamed = CpuRuntime(folder, cache_dir=tmp_path / "c", compute="fp16w")
     loaded = CpuRuntime(folder, cache_dir=tmp_path / "c", compute="fp16w", stream=False)
     streamed.load()

@@ -68,11 +68,15 @@ class Fp16WeightLinear(nn.Module):
 class BlockedFp16Head(nn.Module):
     """The output head as fp16-weight linears over row blocks (a 248k-row vocabulary packs in parts)."""
 
-    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None, block: int = 32768):
+    def __init__(self, weight: torch.Tensor, bias: torch.Tensor | None = None, block: int = 32768,
+                 widen: Callable[[torch.Tensor], torch.Tensor] | None = None):
+        """`widen`: how a block of rows becomes the fp32 matrix the packing reads (default: a fresh copy; the
+        streamed load passes one that reuses a buffer)."""
         super().__init__()
         rows = weight.shape[0]
+        widen = widen or (lambda part: part.float())
         self.blocks = nn.ModuleList(
-            Fp16WeightLinear(weight[start:start + block], None if bias is None else bias[start:start + block])
+            Fp16WeightLinear(widen(weight[start:start + block]), None if bias is None else bias[start:start + block])
             for start in range(0, rows, block))
         self.out_features, self.in_features = weight.shape
 
