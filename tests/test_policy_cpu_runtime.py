@@ -29,7 +29,7 @@ from assistant_core.policy.prompt import build_prompt  # noqa: E402
 from assistant_core.policy.tiny import build_tiny_model  # noqa: E402
 from assistant_core.types import Action, ActionKind, Observation, Step  # noqa: E402
 
-LOGIT_TOLERANCE = {"fp32": 1e-4, "fp16w": 1e-3, "bf16": 0.05, "bf16-all": 0.05, "int8": 0.10}
+LOGIT_TOLERANCE = {"fp32": 1e-4, "fp16w": 3e-3, "bf16": 0.05, "bf16-all": 0.05, "int8": 0.10}
 # "bf16" is the runtime's chosen plan on bf16-capable CPUs (bf16 weights and matmuls, fp32 activations, norms,
 # states and logits: cpu_bf16_modules.py) and is held to the issue's 95 %. Measured on this taught tiny model
 # (hidden size 64, where rounding matters most; its fp32 weights are rounded to bf16 too, which the
@@ -37,7 +37,10 @@ LOGIT_TOLERANCE = {"fp32": 1e-4, "fp16w": 1e-3, "bf16": 0.05, "bf16-all": 0.05, 
 # against 0.4 % for the all-bf16 model and 4 % for int8, and it agreed on 20/20; the all-bf16 model and
 # int8 (never chosen by themselves) agreed on 17-20/20 across runs and are held to 85 %.
 # "fp16w" (x86 without bf16 units: fp16 weights, fp32 arithmetic; cpu_fp16w_modules.py) rounds only this
-# tiny model's fp32 weights to fp16 (a bf16 checkpoint's are held exactly), so it is held near fp32.
+# tiny model's fp32 weights to fp16 (a bf16 checkpoint's are held exactly, and computed as the fp32 plan
+# computes them within 0.01 %: test_fp16_weights_hold_a_bf16_checkpoint_exactly...). That rounding (2^-11 of
+# each weight) moved the taught model's logits by 0.08-0.18 % of the largest across machines (the taught
+# weights differ between AVX2 and AVX-512 training runs), so it is held to 0.3 %.
 SAME_ACTION = {"fp32": 0.95, "fp16w": 0.95, "bf16": 0.95, "bf16-all": 0.85, "int8": 0.85}
 PROFILE = "phonebuddy-0.8b"
 GOALS = ["Turn on Wi-Fi.", "Open the camera.", "Call Mum.", "打开蓝牙。", "What is the battery level?"]
@@ -297,6 +300,13 @@ def test_fp16_weights_hold_a_bf16_checkpoint_exactly_and_say_their_progress(tiny
                for r in reports if r.stage == "convert")
     assert runtime.load_info["converted"] is False  # packed at load from the checkpoint: nothing cached
     assert runtime.load_info["streamed"] is True  # read one tensor at a time, not through from_pretrained
+    # the same weights in fp32 arithmetic: what the fp32 plan computes from this checkpoint, up to sum order
+    wide = CpuRuntime(bf16_dir, cache_dir=tmp_path / "cache", compute="fp32")
+    prompt = build_prompt(GOALS[2], screen(3), observations()[3][2], PROFILE)
+    a = runtime.generate(prompt, max_new_tokens=6, min_new_tokens=6, keep_first_logits=True)
+    b = wide.generate(prompt, max_new_tokens=6, min_new_tokens=6, keep_first_logits=True)
+    assert float((a.first_logits - b.first_logits).abs().max()) <= 1e-4 * float(b.first_logits.abs().max())
+    assert a.token_ids == b.token_ids
 
 
 def _unpacked(model) -> dict:
@@ -319,7 +329,7 @@ def test_the_streamed_load_is_the_transformers_load_bit_for_bit(tiny, tmp_path, 
         from safetensors import safe_open
 
         with safe_open(next(folder.glob("*.safetensors")), "pt") as f:
-            assert "lm_head.weight" not in f.keys()  # the head is the embedding, as at 0.8B
+            assert "lm_head.weight" not in f.keys()  # noqa: SIM118 (safe_open is no dict)  the head is the embedding, as at 0.8B
     streamed = CpuRuntime(folder, cache_dir=tmp_path / "c", compute="fp16w")
     loaded = CpuRuntime(folder, cache_dir=tmp_path / "c", compute="fp16w", stream=False)
     streamed.load()
@@ -399,3 +409,20 @@ def test_an_unchanged_screen_reuses_its_vision_features(tiny, tmp_path):
     assert float((same.first_logits - ref.first_logits).abs().max()) <= 1e-4 * float(ref.first_logits.abs().max())
     changed = runtime.generate(build_prompt(GOALS[0], screen(8), history, PROFILE), max_new_tokens=2)
     assert not changed.image_reused
+
+
+def test_a_prompt_in_chunks_is_the_prompt_in_one_call(tiny, tmp_path):
+    """The prefill runs `prefill_chunk` tokens at a time; chunk borders inside the screenshot's placeholder
+    tokens and inside the reused prefix give the same logits and reply as one call."""
+    whole = CpuRuntime(tiny, cache_dir=tmp_path, compute="fp32", prefill_chunk=0, reuse_prefix=False)
+    history = observations()[2][2]
+    for reuse in (False, True):
+        chunked = CpuRuntime(tiny, cache_dir=tmp_path, compute="fp32", prefill_chunk=37, reuse_prefix=reuse)
+        for seed in (4, 5):
+            prompt = build_prompt(GOALS[1], screen(seed), history, PROFILE)
+            a = chunked.generate(prompt, max_new_tokens=10, min_new_tokens=10, keep_first_logits=True)
+            b = whole.generate(prompt, max_new_tokens=10, min_new_tokens=10, keep_first_logits=True)
+            assert a.prompt_tokens > 3 * 37 and a.visual_tokens > 37  # several chunks, one inside the image
+            assert a.token_ids == b.token_ids
+            assert float((a.first_logits - b.first_logits).abs().max()) <= 1e-4 * float(b.first_logits.abs().max())
+            assert (a.reused_tokens > 0) == reuse  # the prefix: filled in chunks, then continued from

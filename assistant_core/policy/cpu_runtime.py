@@ -45,6 +45,10 @@ Memory at load (fp16w): the checkpoint is read one tensor at a time into a model
 (`cpu_stream.py`), not mapped whole by `from_pretrained`, so the bf16 file and the packed fp16 copy are never
 both resident; the model is the same bit for bit.
 
+Chunked prompt: the prompt (and the prefix below) goes through the model `prefill_chunk` tokens at a time,
+each chunk continuing from the state the one before left, which keeps a forward's temporaries small (see
+PREFILL_CHUNK).
+
 Prefix reuse: `generate()` keeps the model state (attention KV and Gated DeltaNet conv/recurrent states)
 after the longest token prefix that is identical to the previous request and contains no image, and
 continues from a copy of it. For PhoneBuddy's layout (the long system prompt, then the screenshot, then
@@ -222,6 +226,16 @@ def convert_model(model: Any, progress: Callable[[float], None] | None = None) -
 # --- the runtime ---------------------------------------------------------------------------------------
 
 
+# The prompt goes through the model this many tokens at a time, continuing from the state the chunk before left
+# (KV and Gated DeltaNet conv/recurrent states; the same arithmetic, only the order of some sums differs). The
+# temporaries of a forward (the MLP's intermediate, the projections) grow with its length: at 0.8B a
+# 1,767-token screenshot prompt in one call raised the peak by about 0.1 GB against 512-token chunks, at the
+# same speed (bench/bench_cpu_policy.py). Returning big blocks to the system instead (glibc's mmap threshold
+# fixed at 1-4 MB) saved another 0.1 GB but cost 25% of the prefill and 12% of each decode step (fresh pages
+# for every KV-cache append), so it is not done.
+PREFILL_CHUNK = 512
+
+
 def cpu_features() -> dict[str, bool]:
     """What the processor offers for the matrix work (torch's own probes; all False when unknown)."""
     import torch
@@ -279,7 +293,7 @@ class CpuRuntime:
 
     def __init__(self, model_dir: str | Path, *, threads: int | None = None, cache_dir: str | Path | None = None,
                  on_progress: Callable[[CpuProgress], None] | None = None, reuse_prefix: bool = True,
-                 compute: str = "auto", head: str = "bf16", stream: bool = True):
+                 compute: str = "auto", head: str = "bf16", stream: bool = True, prefill_chunk: int = PREFILL_CHUNK):
         self.model_dir = Path(model_dir)
         if compute not in COMPUTES:
             raise ValueError(f"compute must be one of {', '.join(COMPUTES)}, not {compute!r}")
@@ -288,6 +302,7 @@ class CpuRuntime:
         self.compute = choose_compute() if compute == "auto" else compute
         self.head = head
         self.stream = stream
+        self.prefill_chunk = max(0, int(prefill_chunk))
         self.threads = threads
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.on_progress = on_progress
@@ -439,6 +454,31 @@ class CpuRuntime:
         except ValueError:
             return len(ids)
 
+    def _prefill(self, model: Any, ids: Any, position_ids: Any, cache: Any, encoder_outputs: Any) -> Any:
+        """The prompt forward, `prefill_chunk` tokens at a time (the whole prompt in one call when 0)."""
+        chunk = self.prefill_chunk
+        if not chunk or ids.shape[1] <= chunk:
+            return model(input_ids=ids, position_ids=position_ids, cache=cache, use_cache=True, logits_to_keep=1,
+                         mm_encoder_outputs=encoder_outputs if encoder_outputs else None)
+        from transformers import DynamicCache
+
+        inner = model.model
+        embeds = inner.get_input_embeddings()(ids)
+        if encoder_outputs:  # the screenshot's features in place of its placeholder tokens, as the model does
+            import torch
+
+            image = torch.cat(encoder_outputs["image"].pooler_output, dim=0).to(embeds.dtype)
+            mask, _ = inner.get_placeholder_mask(ids, inputs_embeds=embeds, image_features=image)
+            embeds = embeds.masked_scatter(mask, image)
+        if cache is None:
+            cache = DynamicCache(config=model.config)
+        out = None
+        for at in range(0, ids.shape[1], chunk):
+            out = model(inputs_embeds=embeds[:, at:at + chunk], position_ids=position_ids[:, :, at:at + chunk],
+                        cache=cache, use_cache=True, logits_to_keep=1)
+            cache = out.past_key_values
+        return out
+
     def generate(self, prompt: Any, *, max_new_tokens: int = 512, min_new_tokens: int = 0,
                  think_budget: int | None = None, on_text: Callable[[str], None] | None = None,
                  keep_first_logits: bool = False, eos_ids: Sequence[int] | None = None) -> CpuGeneration:
@@ -492,15 +532,12 @@ class CpuRuntime:
                     from transformers import DynamicCache
 
                     cache = DynamicCache(config=model.config)
-                    model(input_ids=ids[:, :cut], position_ids=position_ids[:, :, :cut], cache=cache,
-                          use_cache=True, logits_to_keep=1)
+                    self._prefill(model, ids[:, :cut], position_ids[:, :, :cut], cache, None)
                     self._prefix_ids = tuple(id_list[:cut])
                     self._prefix_state = copy.deepcopy(cache)
                     reused = cut
             start = reused
-            out = model(input_ids=ids[:, start:], position_ids=position_ids[:, :, start:], cache=cache,
-                        use_cache=True, logits_to_keep=1,
-                        mm_encoder_outputs=encoder_outputs if encoder_outputs else None)
+            out = self._prefill(model, ids[:, start:], position_ids[:, :, start:], cache, encoder_outputs)
             cache = out.past_key_values
             logits = out.logits[:, -1, :]
             first_logits = logits[0].float().clone() if keep_first_logits else None
