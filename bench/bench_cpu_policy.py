@@ -409,12 +409,13 @@ def whole_step(part: dict) -> dict:
 
 
 def default_computes() -> list[str]:
-    """The chosen runtime (the all-bf16 model beside it on bf16-capable CPUs; fp16 weights on other x86
-    CPUs) and the fp32 runtime (int8 is opt-in: --computes fp16w,int8)."""
-    from assistant_core.policy.cpu_runtime import choose_compute
+    """The chosen runtime (cpu_runtime.choose_compute), the bf16 plans beside it on CPUs with bf16 units (for
+    the comparison that choice rests on) and the fp32 runtime (int8 is opt-in: --computes fp16w,int8)."""
+    from assistant_core.policy.cpu_runtime import choose_compute, cpu_class
 
     chosen = choose_compute()
-    return (["bf16", "bf16-all"] if chosen == "bf16" else ["fp16w"] if chosen == "fp16w" else []) + ["fp32"]
+    bf16 = [c for c in ("bf16", "bf16-all") if c != chosen] if cpu_class() == "bf16-units" else []
+    return [chosen] + bf16 + (["fp32"] if chosen != "fp32" else [])
 
 
 def spread(repeats: list[dict], call_tokens: int, thought: int) -> dict:

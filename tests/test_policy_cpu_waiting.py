@@ -173,10 +173,20 @@ def test_the_wait_comes_from_this_class_of_processor(monkeypatch, tmp_path):
     assert "16-bit weights" in text.en and "16 位权重" in text.zh and "21 seconds" in text.en
     assert "21 seconds" in expected_wait_text(2, measured).en
 
+    # a CPU with AMX and fbgemm's fp16 GEMM runs fp16 weights too (cpu_runtime.choose_compute), timed from
+    # its own class's figures: the fp16w one once measured there, fp32 (the slower bound) before that
+    server = Hardware(cuda=False, cpu_cores=2, ram_gb=16, bf16_units=True, fp16_weights=True)
+    assert (server.cpu_class, server.cpu_compute) == ("bf16-units", "fp16w")
+    assert (recommend(server).quantization, recommend(server).seconds_per_step) == ("fp16w", 19.0)
+    runs["bf16-units:0.8b/2"]["runtimes"]["fp16w"] = _runtime(24.8, 16.6, 3.0)
+    measured.write_text(json.dumps({"runs": runs}))
+    assert (recommend(server).seconds_per_step, recommend(server).extra) == (16.6, None)
+    assert Hardware(cuda=False, cpu_cores=2, ram_gb=16, bf16_units=True).cpu_compute == "bf16"  # no fp16 GEMM
+
     runs.pop("avx2:0.8b/2")  # only a server CPU measured: its figure, said to be an estimate
     measured.write_text(json.dumps({"runs": runs}))
     rec = recommend(laptop)
-    assert rec.seconds_per_step == 19.0 and rec.extra is not None
+    assert rec.seconds_per_step == 16.6 and rec.extra is not None  # its fp16w figure: the same runtime
     assert "different kind of processor" in rec.describe().en and "另一类处理器" in rec.describe().zh
     wait = expected_wait_text(2, measured)
     assert "different kind of processor" in wait.en and "另一类处理器" in wait.zh

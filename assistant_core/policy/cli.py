@@ -131,8 +131,7 @@ def _prompt(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from assistant_core.policy.errors import PolicyUnavailable
-    from assistant_core.policy.errors import unavailable
+    from assistant_core.policy.errors import PolicyUnavailable, unavailable
     from assistant_core.policy.local import LocalPolicy
     from assistant_core.policy.profiles import get_profile
     from assistant_core.policy.serve import ChatServer

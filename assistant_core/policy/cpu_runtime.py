@@ -6,11 +6,11 @@ per-machine screenshot and thinking budgets.
     gen = runtime.generate(prompt, max_new_tokens=400, think_budget=100)
 
 Why this runtime (issue 25): it is plain PyTorch under the transformers model, with the matmul precision
-picked for the processor (`choose_compute`): on CPUs with bf16 matrix units (AMX, AVX512-BF16) the mixed
-plan of `cpu_bf16_modules.py` (bf16 weights and matmuls; fp32 activations, norms, Gated DeltaNet states,
-KV cache and logits); on other x86 CPUs with AVX2 (most laptops) the fp16-weight plan of
-`cpu_fp16w_modules.py` (the checkpoint's weights held exactly in fp16 inside fbgemm's packed GEMM, fp32
-arithmetic: half the bytes a generated token reads, the same numbers as fp32); fp32 elsewhere, and, on request, PyTorch's own dynamic int8 quantization (`torch.ao.quantization`, fbgemm
+picked for the processor (`choose_compute`): on x86 CPUs with AVX2 (most laptops, and the AMX machines
+measured too) the fp16-weight plan of `cpu_fp16w_modules.py` (the checkpoint's weights held exactly in fp16
+inside fbgemm's packed GEMM, fp32 arithmetic: half the bytes a generated token reads, the same numbers as
+fp32); on CPUs with bf16 matrix units but no such GEMM the mixed plan of `cpu_bf16_modules.py` (bf16 weights
+and matmuls; fp32 activations, norms, Gated DeltaNet states, KV cache and logits); fp32 elsewhere, and, on request, PyTorch's own dynamic int8 quantization (`torch.ao.quantization`, fbgemm
 kernels on x86, qnnpack on ARM), which is faster still but missed the logit tolerance at real size.
 - It runs every Qwen3.5 layer as transformers does, the hybrid Gated DeltaNet layers included (only the
   `nn.Linear` modules are swapped; the recurrence, the causal conv and attention stay transformers' code);
@@ -263,22 +263,27 @@ def cpu_class(features: dict[str, bool] | None = None) -> str:
 
 
 def choose_compute(features: dict[str, bool] | None = None, *, fp16_gemm: bool | None = None) -> str:
-    """bf16 where the CPU has bf16 matrix units (AMX or AVX512-BF16); fp16 weights with fp32 arithmetic on
-    other x86 CPUs with AVX2 (fbgemm's packed fp16 GEMM); fp32 everywhere else (ARM).
+    """fp16 weights with fp32 arithmetic on x86 CPUs with AVX2 and fbgemm's packed fp16 GEMM (bf16 units or
+    not); the mixed bf16 plan on CPUs with bf16 units but without that GEMM; fp32 everywhere else (ARM).
 
-    Without bf16 units, bf16 matmuls run about 4-10x slower than fp32 (measured on AVX2 machines,
-    shared/notes/ml-stack-facts.md and bench/results/cpu_policy.json); with AMX they ran about 5x faster
-    than fp32. fp16 weights halve what a generated token reads and change no arithmetic
-    (cpu_fp16w_modules.py). int8 is faster than fp32 on any x86 CPU but missed the agreement tolerance at
-    real size, so it is never chosen by itself: `compute="int8"` asks for it."""
+    Measured side by side at 0.8B, 2 threads, on an AMX machine (bench/results/cpu_policy.json,
+    "bf16-units:0.8b/2", one run): the fp16-weight plan took 24.8 s a step (16.6 s under the machine plan),
+    the mixed bf16 plan 30.6 s (21.9 s; its decode, 159 ms a token, was no faster than fp32's), and fp16w's
+    logits are fp32's (2e-5 of 2.92 against 0.077 for bf16). So bf16 units do not change the choice. The
+    all-bf16 model was faster still (21.5 s) but its logits differ by 4 %, so, like int8 (faster than fp32
+    on any x86 CPU, missed the tolerance at real size), it is never chosen by itself: `compute="bf16-all"`
+    or `"int8"` asks for it. Without bf16 units, bf16 matmuls run 4-10x slower than fp32 (AVX2 machines,
+    shared/notes/ml-stack-facts.md)."""
     feats = cpu_features() if features is None else features
-    if feats.get("amx") or feats.get("avx512_bf16"):
-        return "bf16"
     if fp16_gemm is None:
         from assistant_core.policy.cpu_fp16w_modules import fp16_gemm_available
 
         fp16_gemm = fp16_gemm_available()
-    return "fp16w" if feats.get("avx2") and fp16_gemm else "fp32"
+    if feats.get("avx2") and fp16_gemm:
+        return "fp16w"
+    if feats.get("amx") or feats.get("avx512_bf16"):
+        return "bf16"
+    return "fp32"
 
 
 class CpuRuntime:

@@ -2,8 +2,8 @@
 
 `detect_hardware()` looks at the machine (torch is imported inside it, lazily); `recommend(hw)` is pure and
 testable: with a CUDA GPU of enough memory, PhoneBuddy-4B in 4-bit nf4 (double quantization, bf16
-compute); without one, PhoneBuddy-0.8B on the fast CPU runtime (`cpu_runtime.py`: bf16 matmuls on CPUs with
-bf16 units, fp16 weights with fp32 arithmetic on other x86 CPUs, fp32 elsewhere, the prompt prefix reused, a smaller screenshot and a thinking budget on small
+compute); without one, PhoneBuddy-0.8B on the fast CPU runtime (`cpu_runtime.py`: fp16 weights with fp32
+arithmetic on x86 CPUs with AVX2, bf16 matmuls on CPUs with bf16 units and no fp16 GEMM, fp32 elsewhere, the prompt prefix reused, a smaller screenshot and a thinking budget on small
 machines), because a
 4B model on a laptop CPU takes minutes a step. `Recommendation.describe()` is the bilingual explanation (choice, memory,
 expected speed) the app shows on first run and `phonebuddy policy recommend` prints.
@@ -157,8 +157,8 @@ class Hardware:
     vram_gb: float = 0.0
     cpu_cores: int = 1
     ram_gb: float = 0.0
-    bf16_units: bool = False  # AMX or AVX512-BF16: bf16 matmuls are fast
-    fp16_weights: bool = False  # x86 with AVX2 and fbgemm's fp16 GEMM (cpu_fp16w_modules), without bf16 units
+    bf16_units: bool = False  # AMX or AVX512-BF16: bf16 matmuls are fast (the class measured figures are keyed by)
+    fp16_weights: bool = False  # x86 with AVX2 and fbgemm's fp16 GEMM (cpu_fp16w_modules)
 
     @property
     def cpu_class(self) -> str:
@@ -168,7 +168,7 @@ class Hardware:
     @property
     def cpu_compute(self) -> str:
         """The CPU runtime's precision plan here (cpu_runtime.choose_compute)."""
-        return "bf16" if self.bf16_units else "fp16w" if self.fp16_weights else "fp32"
+        return "fp16w" if self.fp16_weights else "bf16" if self.bf16_units else "fp32"
 
 
 @dataclass(frozen=True)
@@ -206,11 +206,10 @@ def detect_hardware() -> Hardware:
         props = torch.cuda.get_device_properties(0)
         return Hardware(cuda=True, gpu_name=props.name, vram_gb=props.total_memory / 2**30, cpu_cores=cores,
                         ram_gb=ram)
-    from assistant_core.policy.cpu_runtime import choose_compute
+    from assistant_core.policy.cpu_runtime import choose_compute, cpu_class
 
-    compute = choose_compute()
-    return Hardware(cuda=False, cpu_cores=cores, ram_gb=ram, bf16_units=compute == "bf16",
-                    fp16_weights=compute == "fp16w")
+    return Hardware(cuda=False, cpu_cores=cores, ram_gb=ram, bf16_units=cpu_class() == "bf16-units",
+                    fp16_weights=choose_compute() == "fp16w")
 
 
 def _speed(seconds: float) -> Text:
@@ -243,16 +242,21 @@ def recommend(hw: Hardware) -> Recommendation:
         return Recommendation(small.name, "cuda", "bf16", mem, secs,
                               _fmt("gpu_small", _speed(secs), title=small.title.en, gpu=hw.gpu_name,
                                    vram=hw.vram_gb, mem=mem))
-    # CPU: the fast runtime (bf16 matmuls with bf16 units, fp16 weights on other x86 CPUs with AVX2, fp32
-    # otherwise), timed from the figures measured on this class of processor.
+    # CPU: the fast runtime (fp16 weights on x86 CPUs with AVX2, bf16 matmuls with bf16 units and no fp16
+    # GEMM, fp32 otherwise: cpu_runtime.choose_compute), timed from the figures measured on this class of
+    # processor.
     compute = hw.cpu_compute
     if compute in ("fp32", "fp16w") and 0 < hw.ram_gb < (8 if compute == "fp32" else 4):
         compute = "nf4"  # not enough memory for the weights: transformers + bitsandbytes nf4 (not measured)
     measured = None
     if compute != "nf4":
         measured = measured_cpu_step("0.8b", hw.cpu_cores, compute, cpu_class=hw.cpu_class)
-        if measured is None and compute == "fp16w":  # fp16 weights not measured yet: fp32 is the slower bound
-            measured = measured_cpu_step("0.8b", hw.cpu_cores, "fp32", cpu_class=hw.cpu_class)
+        if compute == "fp16w" and (measured is None or measured["other_class"]):
+            # fp16 weights not measured on this class yet: its fp32 figure is the slower bound, and closer
+            # than another class's fp16w one
+            slower = measured_cpu_step("0.8b", hw.cpu_cores, "fp32", cpu_class=hw.cpu_class)
+            if slower is not None and (measured is None or not slower["other_class"]):
+                measured = slower
     from assistant_core.policy.cpu_runtime import machine_plan
 
     plan = machine_plan(small, hw.cpu_cores)
