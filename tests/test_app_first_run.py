@@ -389,12 +389,21 @@ def test_the_wizard_waits_for_the_voice_question_and_our_voice_stays_silent_mean
 def test_a_low_confidence_spoken_next_in_the_wizard_is_read_back_not_dropped(qtbot, tmp_path):
     """Issue 29: "Next." in our own voice (piper) in a noisy room, heard by the real Whisper base with a
     confidence under the repeat threshold, was answered "I did not hear anything". Now it is read back
-    ("Did you say: Next!?"), and a spoken yes goes on."""
+    ("Did you say: Next!?"), and a spoken yes goes on.
+
+    The recogniser here has its second decode off (`retry_unheard`): that decode samples (temperature
+    fallback), and CTranslate2's seeded draw is not reproducible (OpenNMT/CTranslate2 issue 1757): a CI run
+    with both cores busy heard "Let's go." in the window where the search had just heard "next" in the same
+    recording. What is tested is the read-back of what the greedy decode was unsure of; the second decode
+    has its own tests (tests/test_speech_asr_retry.py)."""
+    from dataclasses import replace
+
     import numpy as np
 
     from app.voice import WhisperTranscription
+    from speech.asr import FasterWhisperTranscriber
     from speech.audio import ASR_RATE, resample, write_wav
-    from tests.speech_fixtures import base_transcriber, piper_engine
+    from tests.speech_fixtures import base_transcriber, locator, piper_engine
 
     def our_voice(text: str, noise_db: float | None = None, seed: int = 0) -> np.ndarray:
         chunk = piper_engine().synthesize(text, "en")
@@ -407,17 +416,19 @@ def test_a_low_confidence_spoken_next_in_the_wizard_is_read_back_not_dropped(qtb
         return samples
 
     wav = tmp_path / "said.wav"
-    transcriber = WhisperTranscription(base_transcriber())
+    greedy = FasterWhisperTranscriber(replace(base_transcriber().settings, retry_unheard=False), locator=locator())
+    greedy.load()
+    transcriber = WhisperTranscription(greedy)
     window = make_window(qtbot, services=AppServices(voice_input=WavFileVoice(wav), transcriber=transcriber))
     contacts, apps = window._phone_names()  # the hotwords the window gives the recogniser
     transcriber.set_phone_names(contacts=contacts, apps=apps)
-    repeat_below = base_transcriber().settings.repeat_below
+    repeat_below = greedy.settings.repeat_below
 
     def unsure_next() -> bool:
         """This recording of "Next." is one the recogniser is unsure of, and still hears as next."""
         transcriber(wav, "en")
         t = transcriber.last
-        return (t.retried or t.confidence < repeat_below) and "next" in t.text.lower()
+        return not t.retried and t.confidence < repeat_below and "next" in t.text.lower()
 
     for seed in range(40):  # the noise that makes it unsure (the same search finds the same noise every run)
         write_wav(wav, our_voice("Next.", noise_db=-5, seed=seed), ASR_RATE)
