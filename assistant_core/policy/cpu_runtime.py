@@ -12,6 +12,10 @@ inside fbgemm's packed GEMM, fp32 arithmetic: half the bytes a generated token r
 fp32); on CPUs with bf16 matrix units but no such GEMM the mixed plan of `cpu_bf16_modules.py` (bf16 weights
 and matmuls; fp32 activations, norms, Gated DeltaNet states, KV cache and logits); fp32 elsewhere, and, on request, PyTorch's own dynamic int8 quantization (`torch.ao.quantization`, fbgemm
 kernels on x86, qnnpack on ARM), which is faster still but missed the logit tolerance at real size.
+Weight-only int8 with fp32 activations (torch's `_weight_int8pack_mm`, per-row scales) was tried at 0.8B
+(AMX machine, 2 threads, 2026-12-06) and dropped: 356 ms a generated token against fp16w's 121 (its kernel
+does not reach the memory bandwidth the fp16 GEMM does), unusable for a prefill (one 512-token chunk ran
+for minutes; widening to fp32 per call instead took 5-6 s a prompt), and logits 9 % of the largest off.
 - It runs every Qwen3.5 layer as transformers does, the hybrid Gated DeltaNet layers included (only the
   `nn.Linear` modules are swapped; the recurrence, the causal conv and attention stay transformers' code);
 - it ships inside the torch wheel the app already installs on Linux, Windows and macOS: nothing new to
