@@ -271,10 +271,10 @@ def choose_compute(features: dict[str, bool] | None = None, *, fp16_gemm: bool |
     not); the mixed bf16 plan on CPUs with bf16 units but without that GEMM; fp32 everywhere else (ARM).
 
     Measured side by side at 0.8B, 2 threads, on an AMX machine (bench/results/cpu_policy.json,
-    "bf16-units:0.8b/2", one run): the fp16-weight plan took 24.8 s a step (16.6 s under the machine plan),
-    the mixed bf16 plan 30.6 s (21.9 s; its decode, 159 ms a token, was no faster than fp32's), and fp16w's
-    logits are fp32's (2e-5 of 2.92 against 0.077 for bf16). So bf16 units do not change the choice. The
-    all-bf16 model was faster still (21.5 s) but its logits differ by 4 %, so, like int8 (faster than fp32
+    "bf16-units:0.8b/2", 2026-12-06): the fp16-weight plan took 24.1 s a step (15.6 s under the machine
+    plan), the mixed bf16 plan 30.6 s (21.9 s; its decode, 159 ms a token, was no faster than fp32's), and
+    fp16w's logits are fp32's (2e-5 of 2.92 against 0.077 for bf16). So bf16 units do not change the choice.
+    The all-bf16 model was faster still (21.5 s) but its logits differ by 4 %, so, like int8 (faster than fp32
     on any x86 CPU, missed the tolerance at real size), it is never chosen by itself: `compute="bf16-all"`
     or `"int8"` asks for it. Without bf16 units, bf16 matmuls run 4-10x slower than fp32 (AVX2 machines,
     shared/notes/ml-stack-facts.md)."""
