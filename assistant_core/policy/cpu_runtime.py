@@ -464,23 +464,21 @@ class CpuRuntime:
             return len(ids)
 
     def _prefill(self, model: Any, ids: Any, position_ids: Any, cache: Any, encoder_outputs: Any) -> Any:
-        """The prompt forward, `prefill_chunk` tokens at a time (the whole prompt in one call when 0)."""
-        chunk = self.prefill_chunk
-        if not chunk or ids.shape[1] <= chunk:
-            return model(input_ids=ids, position_ids=position_ids, cache=cache, use_cache=True, logits_to_keep=1,
-                         mm_encoder_outputs=encoder_outputs if encoder_outputs else None)
+        """The prompt forward, `prefill_chunk` tokens at a time (the whole prompt in one call when 0). The
+        token embeddings, with the screenshot's features in place of its placeholder tokens, are made once
+        here as the model's own forward makes them, since a chunk may hold only part of the image."""
+        import torch
         from transformers import DynamicCache
 
         inner = model.model
         embeds = inner.get_input_embeddings()(ids)
-        if encoder_outputs:  # the screenshot's features in place of its placeholder tokens, as the model does
-            import torch
-
+        if encoder_outputs:
             image = torch.cat(encoder_outputs["image"].pooler_output, dim=0).to(embeds.dtype)
             mask, _ = inner.get_placeholder_mask(ids, inputs_embeds=embeds, image_features=image)
             embeds = embeds.masked_scatter(mask, image)
         if cache is None:
             cache = DynamicCache(config=model.config)
+        chunk = self.prefill_chunk or ids.shape[1]
         out = None
         for at in range(0, ids.shape[1], chunk):
             out = model(inputs_embeds=embeds[:, at:at + chunk], position_ids=position_ids[:, :, at:at + chunk],

@@ -206,10 +206,11 @@ def detect_hardware() -> Hardware:
         props = torch.cuda.get_device_properties(0)
         return Hardware(cuda=True, gpu_name=props.name, vram_gb=props.total_memory / 2**30, cpu_cores=cores,
                         ram_gb=ram)
-    from assistant_core.policy.cpu_runtime import choose_compute, cpu_class
+    from assistant_core.policy.cpu_runtime import choose_compute, cpu_class, cpu_features
 
-    return Hardware(cuda=False, cpu_cores=cores, ram_gb=ram, bf16_units=cpu_class() == "bf16-units",
-                    fp16_weights=choose_compute() == "fp16w")
+    features = cpu_features()
+    return Hardware(cuda=False, cpu_cores=cores, ram_gb=ram, bf16_units=cpu_class(features) == "bf16-units",
+                    fp16_weights=choose_compute(features) == "fp16w")
 
 
 def _speed(seconds: float) -> Text:
