@@ -59,11 +59,45 @@ def _guard_default_adb_port() -> None:
 _guard_default_adb_port()
 
 
+def _tmpfs_mountable() -> bool:
+    """Whether this process may mount a tmpfs (root, or a user namespace that allows it)."""
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as where:
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", where], capture_output=True)
+        if done.returncode != 0:
+            return False
+        subprocess.run(["umount", "-l", where], capture_output=True)
+        return True
+
+
+_NOT_RUN: list[str] = []
+
+
 def pytest_collection_modifyitems(config, items) -> None:
-    """Under pytest-xdist (scripts/dev.sh runs 2 workers, whole files each), files with a `slow` test go
-    first, so that a long file (the learning check, the bundle build) does not start last while the other
-    worker sits idle. Files stay whole and in their own order; a plain one-process run is not reordered."""
+    """Tests marked `tmpfs` are deselected where no tmpfs can be mounted, and the summary says so (never a
+    silent skip). Under pytest-xdist (scripts/dev.sh runs 2 workers, whole files each), files with a `slow`
+    test go first, so that a long file (the learning check, the bundle build) does not start last while the
+    other worker sits idle. Files stay whole and in their own order; a plain one-process run is not reordered."""
+    marked = [item for item in items if item.get_closest_marker("tmpfs")]
+    if marked and not _tmpfs_mountable():
+        config.hook.pytest_deselected(items=marked)
+        items[:] = [item for item in items if not item.get_closest_marker("tmpfs")]
+        _NOT_RUN.extend(item.nodeid for item in marked)
     if not hasattr(config, "workerinput"):
         return
     slow_files = {item.path for item in items if item.get_closest_marker("slow")}
     items.sort(key=lambda item: item.path not in slow_files)
+
+
+def pytest_terminal_summary(terminalreporter, config) -> None:
+    """Under pytest-xdist the workers deselect and this (controlling) process has no items: it checks the
+    mount itself, so the line is printed either way."""
+    if _NOT_RUN or (hasattr(config, "option") and getattr(config.option, "numprocesses", None)
+                    and not _tmpfs_mountable()):
+        terminalreporter.write_line("NOT RUN HERE: the tests marked tmpfs (tests/test_history_disk_full.py) "
+                                    "were deselected: this process may not mount a tmpfs; run the suite as root "
+                                    "to include them", yellow=True)
+        for nodeid in _NOT_RUN:
+            terminalreporter.write_line(f"  {nodeid}")
