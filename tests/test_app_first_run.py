@@ -395,19 +395,32 @@ def test_a_low_confidence_spoken_next_in_the_wizard_is_read_back_not_dropped(qtb
     fallback), and CTranslate2's seeded draw is not reproducible (OpenNMT/CTranslate2 issue 1757): a CI run
     with both cores busy heard "Let's go." in the window where the search had just heard "next" in the same
     recording. What is tested is the read-back of what the greedy decode was unsure of; the second decode
-    has its own tests (tests/test_speech_asr_retry.py)."""
+    has its own tests (tests/test_speech_asr_retry.py).
+
+    Two things vary from run to run and machine to machine. Piper samples its voice (VITS noise drawn inside
+    its ONNX graph, no seed), so "Next." is said once per run and the noise added to that one recording; the
+    old search re-synthesised it for every seed and so never tried the same recordings twice. And which noisy
+    recordings Whisper base is unsure of depends on the processor: with AVX-512 several of the first seeds
+    hear "next" under the default `repeat_below` (0.2); with AVX2 (CTranslate2 forced to it, as on the CI
+    machine) often none of 40 did. So the test takes the least sure reading of "next" and, where that is
+    above the default threshold, raises the threshold to just above it: the path under test (a short command
+    under `repeat_below` is read back, not dropped) is the same on every processor, and where the default already catches it nothing is changed."""
     from dataclasses import replace
 
     import numpy as np
 
     from app.voice import WhisperTranscription
-    from speech.asr import FasterWhisperTranscriber
+    from speech.asr import READ_BACK_FLOOR, FasterWhisperTranscriber
     from speech.audio import ASR_RATE, resample, write_wav
     from tests.speech_fixtures import base_transcriber, locator, piper_engine
 
+    voice: dict[str, np.ndarray] = {}  # piper samples its voice (VITS noise): each phrase is said once per run
+
     def our_voice(text: str, noise_db: float | None = None, seed: int = 0) -> np.ndarray:
-        chunk = piper_engine().synthesize(text, "en")
-        samples = resample(chunk.samples, chunk.sample_rate, ASR_RATE)
+        if text not in voice:
+            chunk = piper_engine().synthesize(text, "en")
+            voice[text] = resample(chunk.samples, chunk.sample_rate, ASR_RATE)
+        samples = voice[text]
         samples = np.concatenate([np.zeros(ASR_RATE // 2, np.float32), samples, np.zeros(ASR_RATE // 2, np.float32)])
         if noise_db is not None:  # a noisy room
             power = float(np.mean(samples[np.abs(samples) > 1e-3] ** 2))
@@ -422,20 +435,21 @@ def test_a_low_confidence_spoken_next_in_the_wizard_is_read_back_not_dropped(qtb
     window = make_window(qtbot, services=AppServices(voice_input=WavFileVoice(wav), transcriber=transcriber))
     contacts, apps = window._phone_names()  # the hotwords the window gives the recogniser
     transcriber.set_phone_names(contacts=contacts, apps=apps)
-    repeat_below = greedy.settings.repeat_below
-
-    def unsure_next() -> bool:
-        """This recording of "Next." is one the recogniser is unsure of, and still hears as next."""
+    readings = []  # (confidence, seed) of each noisy recording heard as "next"
+    for seed in range(40):
+        write_wav(wav, our_voice("Next.", noise_db=-5, seed=seed), ASR_RATE)
         transcriber(wav, "en")
         t = transcriber.last
-        return not t.retried and t.confidence < repeat_below and "next" in t.text.lower()
-
-    for seed in range(40):  # the noise that makes it unsure (the same search finds the same noise every run)
-        write_wav(wav, our_voice("Next.", noise_db=-5, seed=seed), ASR_RATE)
-        if unsure_next():
-            break
-    else:
-        pytest.fail("no noisy recording of 'Next.' left the recogniser unsure")
+        if "next" in t.text.lower() and not t.retried and t.confidence >= READ_BACK_FLOOR:
+            readings.append((t.confidence, seed))
+            if t.confidence < greedy.settings.repeat_below:
+                break
+    assert readings, "no noisy recording of 'Next.' was heard as next at all"
+    confidence, seed = min(readings)
+    if confidence >= greedy.settings.repeat_below:  # this processor is surer: the threshold goes just above
+        greedy.settings = replace(greedy.settings, repeat_below=confidence + 0.01)
+    assert greedy.settings.repeat_below < greedy.settings.confirm_below
+    write_wav(wav, our_voice("Next.", noise_db=-5, seed=seed), ASR_RATE)
     wizard = _wizard(qtbot, window)
     wizard.next()
     assert wizard.currentId() == 1
