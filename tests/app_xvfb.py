@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import shutil
 import subprocess
 import time
@@ -25,35 +26,54 @@ def _candidate_displays() -> Iterator[int]:
             yield n
 
 
-def _serving(proc: subprocess.Popen, n: int) -> bool:
-    """Our Xvfb owns display n (its pid is in the lock file, not another server's) and has its socket."""
-    try:
-        owner = int(Path(f"/tmp/.X{n}-lock").read_text().strip() or 0)
-    except (OSError, ValueError):
-        return False
-    return owner == proc.pid and Path(f"/tmp/.X11-unix/X{n}").exists()
+def _ready(proc: subprocess.Popen, ready_fd: int, n: int, timeout: float = 15.0) -> bool:
+    """Whether our Xvfb came up on display n and is ready to accept clients: it writes the display number
+    to `-displayfd` just before it starts serving (xorg-server's NotifyParentProcess). The lock file and
+    socket appear earlier, so a client that connected when they existed was once refused on CI ("could
+    not connect to display :90"). End of file on the pipe: the server exited (it lost display n)."""
+    got = b""
+    deadline = time.monotonic() + timeout
+    while not got.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([ready_fd], [], [], left)[0]:
+            return False
+        chunk = os.read(ready_fd, 16)
+        if not chunk:
+            return False
+        got += chunk
+    return got.strip() == str(n).encode() and proc.poll() is None
 
 
 @contextlib.contextmanager
 def xvfb() -> Iterator[str]:
-    """Start Xvfb on a free display; yields ':N'. Stops exactly the server it started."""
+    """Start Xvfb on a free display; yields ':N' once the server accepts clients. Stops exactly the server it
+    started."""
     assert shutil.which("Xvfb"), "Xvfb is installed by scripts/dev.sh (apt package xvfb)"
     proc = n = None
+    ready = False
     # Two processes can pick the same free-looking number at once; Xvfb's own lock file decides, and the
     # one that loses exits at once ("server is already active"), so it tries the next number.
     for n in _candidate_displays():
-        proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1400x1000x24", "-nolisten", "tcp"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 15
-        while not _serving(proc, n) and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        if proc.poll() is None:
+        read_fd, write_fd = os.pipe()
+        try:
+            proc = subprocess.Popen(["Xvfb", f":{n}", "-screen", "0", "1400x1000x24", "-nolisten", "tcp",
+                                     "-displayfd", str(write_fd)],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=(write_fd,))
+        finally:
+            os.close(write_fd)  # the server holds its own copy: end of file when it exits
+        try:
+            ready = _ready(proc, read_fd, n)
+        finally:
+            os.close(read_fd)
+        if ready or proc.poll() is None:
             break
-    if proc is None or proc.poll() is not None:
-        raise RuntimeError(f"Xvfb did not start on any free display between :90 and :199 (last exit {proc and proc.poll()})")
+    if proc is None or not ready:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        raise RuntimeError(f"Xvfb did not start on any free display between :90 and :199, or did not say it was "
+                           f"ready within 15 s (last exit {proc and proc.poll()})")
     try:
-        if not _serving(proc, n):
-            raise RuntimeError(f"Xvfb :{n} did not open its socket within 15 s")
         yield f":{n}"
     finally:
         proc.terminate()
