@@ -26,8 +26,9 @@ that phase's own):
   (first token, vision excluded), decode ms per token (forced tokens), peak RSS;
 - `fast` (`CpuRuntime`, assistant_core/policy/cpu_runtime.py): conversion on first load (timed, separate
   process), then three steps with different histories; the first fills the prompt-prefix state, the next two
-  reuse it (the figures are theirs; the cold step is reported too); and one step at the pixel budget this
-  runtime picks for the machine (`machine_plan`);
+  reuse it (the figures are theirs; the cold step is reported too); and `--repeats` steps at the pixel budget
+  this runtime picks for the machine (`machine_plan`), each on a different screenshot than the one before (an
+  unchanged screen reuses its vision features, which a step that changed the phone does not);
 - agreement: max |logit difference| of the next-token logits after the same prompt (fast vs baseline, same
   weights), and how many of the first greedy tokens agree;
 - the whole step for a 0-, 100- and 300-token thought = preprocess + vision + prefill + (thought + tool-call
@@ -346,8 +347,10 @@ def phase_fast(args) -> dict:
         agree += 1
     warm = steps[1:]
     plan = machine_plan(spec["profile"], args.threads)
-    planned_runs = [runtime.generate(prompt_for(profile, 3, max_pixels=plan.max_pixels), max_new_tokens=2,
-                                     min_new_tokens=2) for _ in range(max(1, args.repeats))]
+    # a new screen every step, as on a phone (the same screenshot twice would reuse its vision features)
+    planned_runs = [runtime.generate(prompt_for(profile, 2 + i % 2, max_pixels=plan.max_pixels), max_new_tokens=2,
+                                     min_new_tokens=2) for i in range(max(1, args.repeats))]
+    assert not any(g.image_reused for g in planned_runs + warm), "a measured step reused the screenshot before it"
     planned = sorted(planned_runs, key=lambda g: g.prefill_s + g.vision_s)[len(planned_runs) // 2]
 
     def per_token(g):

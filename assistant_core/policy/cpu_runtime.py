@@ -16,6 +16,14 @@ Weight-only int8 with fp32 activations (torch's `_weight_int8pack_mm`, per-row s
 (AMX machine, 2 threads, 2026-12-06) and dropped: 356 ms a generated token against fp16w's 121 (its kernel
 does not reach the memory bandwidth the fp16 GEMM does), unusable for a prefill (one 512-token chunk ran
 for minutes; widening to fp32 per call instead took 5-6 s a prompt), and logits 9 % of the largest off.
+Prompt lookup (exact speculative decoding: tokens copied from the prompt or the reply checked in one forward,
+rejected ones rolled back with transformers' `activate_past_recording`/`crop` for the Gated DeltaNet states)
+was built and tried on 2026-12-06 and dropped: it wrote the same tokens as plain greedy decoding on the taught
+tiny model (fp32 and fp16w, 20 replies), but at 0.8B with 2 threads a forward of 3 tokens costs 1.4x one of a
+single token (116 -> 163 ms: the fp16 GEMM +20 %, the per-token recurrent updates and elementwise work +25 ms),
+2 tokens about 1.2-1.3x, so with the share of guesses kept on replies in our format (12-61 % depending on the
+n-gram, 20 replies) the best setting (4-gram, 2 guessed tokens) saved about 7 % of the decode time: not worth
+a second decoding path. It pays where a forward of a few tokens costs what one costs (a GPU, or many cores).
 - It runs every Qwen3.5 layer as transformers does, the hybrid Gated DeltaNet layers included (only the
   `nn.Linear` modules are swapped; the recurrence, the causal conv and attention stay transformers' code);
 - it ships inside the torch wheel the app already installs on Linux, Windows and macOS: nothing new to
@@ -271,10 +279,11 @@ def choose_compute(features: dict[str, bool] | None = None, *, fp16_gemm: bool |
     not); the mixed bf16 plan on CPUs with bf16 units but without that GEMM; fp32 everywhere else (ARM).
 
     Measured side by side at 0.8B, 2 threads, on an AMX machine (bench/results/cpu_policy.json,
-    "bf16-units:0.8b/2", 2026-12-06): the fp16-weight plan took 24.1 s a step (15.6 s under the machine
-    plan), the mixed bf16 plan 30.6 s (21.9 s; its decode, 159 ms a token, was no faster than fp32's), and
-    fp16w's logits are fp32's (2e-5 of 2.92 against 0.077 for bf16). So bf16 units do not change the choice.
-    The all-bf16 model was faster still (21.5 s) but its logits differ by 4 %, so, like int8 (faster than fp32
+    "bf16-units:0.8b/2", 2026-12-06, each planned step on a new screenshot): the fp16-weight plan took 25.6 s
+    a step (18.5 s under the machine plan), the mixed bf16 plan 32.5 s (24.5 s; its decode, 173 ms a token,
+    was no faster than fp32's 171), the fp32 runtime 30.0 s (21.4 s), and fp16w's logits are fp32's (2e-5 of
+    2.92 against 0.077 for bf16). So bf16 units do not change the choice. The all-bf16 model took 26.0 s
+    (18.7 s; 21.5 s in an earlier run) and its logits differ by 4 %, so, like int8 (faster than fp32
     on any x86 CPU, missed the tolerance at real size), it is never chosen by itself: `compute="bf16-all"`
     or `"int8"` asks for it. Without bf16 units, bf16 matmuls run 4-10x slower than fp32 (AVX2 machines,
     shared/notes/ml-stack-facts.md)."""
