@@ -428,3 +428,60 @@ def test_a_prompt_in_chunks_is_the_prompt_in_one_call(tiny, tmp_path):
             assert a.token_ids == b.token_ids
             assert float((a.first_logits - b.first_logits).abs().max()) <= 1e-4 * float(b.first_logits.abs().max())
             assert (a.reused_tokens > 0) == reuse  # the prefix: filled in chunks, then continued from
+
+
+@pytest.mark.parametrize("compute", ["fp32", "fp16w"])
+def test_the_cpu_gated_deltanet_step_is_transformers_step(taught, tmp_path, compute):
+    """One-token decoding through the Gated DeltaNet layers' CPU step (cpu_gdn_step.py) against the same
+    model on transformers' own step: the same greedy tokens on 20 observations (with a thinking budget on
+    some), the next-token logits after each of the first 12 tokens within 1e-5 of the largest, and the step
+    really ran (its layers counted)."""
+    from assistant_core.policy import cpu_gdn_step
+
+    ours = CpuRuntime(taught, cache_dir=tmp_path, compute=compute)
+    theirs = CpuRuntime(taught, cache_dir=tmp_path, compute=compute, gdn_step=False)
+    ours.load()
+    linear = sum(t == "linear_attention" for t in ours.model.config.text_config.layer_types)
+    assert ours.load_info["gdn_step_layers"] == linear > 0
+    calls = []
+    real_step = cpu_gdn_step.step
+    cpu_gdn_step.step = lambda *a: calls.append(1) or real_step(*a)
+    try:
+        same = 0
+        cases = observations()
+        for i, (goal, obs, history) in enumerate(cases):
+            prompt = build_prompt(goal, obs, history, PROFILE)
+            budget = 3 if i % 4 == 0 else None
+            a = ours.generate(prompt, max_new_tokens=48, think_budget=budget)
+            b = theirs.generate(prompt, max_new_tokens=48, think_budget=budget)
+            same += a.token_ids == b.token_ids
+    finally:
+        cpu_gdn_step.step = real_step
+    assert len(calls) > linear * 20  # every one-token step of every linear layer went through it
+    assert same == len(cases), f"{compute}: the CPU step changed {len(cases) - same}/{len(cases)} replies"
+
+    # logits after each forced token (the same token fed to both)
+    prompt = build_prompt(*observations()[3][:2], observations()[3][2], PROFILE)
+    for runtime in (ours, theirs):
+        runtime.generate(prompt, max_new_tokens=1)  # fill the prefix state
+    seen = []
+    for runtime in (ours, theirs):
+        inputs = runtime._inputs(prompt)
+        ids = inputs["input_ids"]
+        model = runtime.model
+        with torch.inference_mode():
+            position_ids, _ = model.model.get_rope_index(ids, mm_token_type_ids=inputs["mm_token_type_ids"],
+                                                         image_grid_thw=inputs.get("image_grid_thw"),
+                                                         attention_mask=inputs.get("attention_mask"))
+            features = model.model.get_image_features(inputs["pixel_values"], inputs["image_grid_thw"],
+                                                      return_dict=True)
+            out = runtime._prefill(model, ids, position_ids, None, {"image": features})
+            cache, pos, rows = out.past_key_values, int(position_ids.max()) + 1, []
+            for token in range(1000, 1012):
+                out = model(input_ids=torch.tensor([[token]]), position_ids=torch.full((3, 1, 1), pos), cache=cache,
+                            use_cache=True, logits_to_keep=1)
+                cache, pos = out.past_key_values, pos + 1
+                rows.append(out.logits[0, -1].float())
+        seen.append(torch.stack(rows))
+    scale = float(seen[1].abs().max())
+    assert float((seen[0] - seen[1]).abs().max()) <= 1e-5 * scale

@@ -57,6 +57,12 @@ Memory at load (fp16w): the checkpoint is read one tensor at a time into a model
 (`cpu_stream.py`), not mapped whole by `from_pretrained`, so the bf16 file and the packed fp16 copy are never
 both resident; the model is the same bit for bit.
 
+Decoding step of the Gated DeltaNet layers (`gdn_step`, on by default): one token at a time they run the
+CPU step of `cpu_gdn_step.py` (the same fp32 arithmetic on the cached states in place) instead of
+transformers' reference code; at 0.8B, fp16w, 2 threads, A/B on one loaded model: 147 -> 131 ms a token
+(medians of 4 alternations; 149 -> 129 in another run), the same 40 greedy tokens each time. Across
+separate benchmark runs the host's own speed varied more than that (fp16w decode 135 ms without, 136 with).
+
 Chunked prompt: the prompt (and the prefix below) goes through the model `prefill_chunk` tokens at a time,
 each chunk continuing from the state the one before left, which keeps a forward's temporaries small (see
 PREFILL_CHUNK).
@@ -279,12 +285,12 @@ def choose_compute(features: dict[str, bool] | None = None, *, fp16_gemm: bool |
     not); the mixed bf16 plan on CPUs with bf16 units but without that GEMM; fp32 everywhere else (ARM).
 
     Measured side by side at 0.8B, 2 threads, on an AMX machine (bench/results/cpu_policy.json,
-    "bf16-units:0.8b/2", 2026-12-06, each planned step on a new screenshot): the fp16-weight plan took 25.6 s
-    a step (18.5 s under the machine plan), the mixed bf16 plan 32.5 s (24.5 s; its decode, 173 ms a token,
-    was no faster than fp32's 171), the fp32 runtime 30.0 s (21.4 s), and fp16w's logits are fp32's (2e-5 of
-    2.92 against 0.077 for bf16). So bf16 units do not change the choice. The all-bf16 model took 26.0 s
-    (18.7 s; 21.5 s in an earlier run) and its logits differ by 4 %, so, like int8 (faster than fp32
-    on any x86 CPU, missed the tolerance at real size), it is never chosen by itself: `compute="bf16-all"`
+    "bf16-units:0.8b/2", 2026-12-06, each planned step on a new screenshot, the Gated DeltaNet CPU step on):
+    the fp16-weight plan took 26.3 s a step (18.9 s under the machine plan), the mixed bf16 plan 30.5 s
+    (23.5 s; its decode, 158 ms a token, was no faster than the fp32 runtime's 164), the fp32 runtime 30.0 s
+    (21.4 s), and fp16w's logits are fp32's (2e-5 of 2.92 against 0.077 for bf16). So bf16 units do not
+    change the choice. The all-bf16 model took 25.2 s (18.5 s) and its logits differ by 4 %, so, like int8
+    (faster than fp32 on any x86 CPU, missed the tolerance at real size), it is never chosen by itself: `compute="bf16-all"`
     or `"int8"` asks for it. Without bf16 units, bf16 matmuls run 4-10x slower than fp32 (AVX2 machines,
     shared/notes/ml-stack-facts.md)."""
     feats = cpu_features() if features is None else features
@@ -311,7 +317,8 @@ class CpuRuntime:
 
     def __init__(self, model_dir: str | Path, *, threads: int | None = None, cache_dir: str | Path | None = None,
                  on_progress: Callable[[CpuProgress], None] | None = None, reuse_prefix: bool = True,
-                 compute: str = "auto", head: str = "bf16", stream: bool = True, prefill_chunk: int = PREFILL_CHUNK):
+                 compute: str = "auto", head: str = "bf16", stream: bool = True, prefill_chunk: int = PREFILL_CHUNK,
+                 gdn_step: bool = True):
         self.model_dir = Path(model_dir)
         if compute not in COMPUTES:
             raise ValueError(f"compute must be one of {', '.join(COMPUTES)}, not {compute!r}")
@@ -321,6 +328,7 @@ class CpuRuntime:
         self.head = head
         self.stream = stream
         self.prefill_chunk = max(0, int(prefill_chunk))
+        self.gdn_step = gdn_step
         self.threads = threads
         self.cache_dir = Path(cache_dir) if cache_dir else default_cache_dir()
         self.on_progress = on_progress
@@ -395,6 +403,10 @@ class CpuRuntime:
                 if model is None:
                     model = self._convert(target, digest)
             model.eval()
+            if self.gdn_step:  # one-token Gated DeltaNet steps on the cached states in place (cpu_gdn_step.py)
+                from assistant_core.policy.cpu_gdn_step import install
+
+                self.load_info["gdn_step_layers"] = install(model)
             self.model = model
             self.load_info = {**self.load_info, "compute": self.compute, "checksum_s": round(checksum_s, 2), "converted": converted,
                               "load_s": round(time.perf_counter() - started, 2), "cache_file": str(target),
