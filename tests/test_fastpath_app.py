@@ -7,8 +7,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from app.confirm_dialog import GRACE_MS
-from assistant_core.toolgate import digits_aloud
 from app.conversation import EntryKind
+from assistant_core.toolgate import digits_aloud
 from tests.app_fixtures import make_window
 
 

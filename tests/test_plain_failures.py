@@ -103,7 +103,7 @@ def test_the_wizard_download_button_offline_says_what_to_do_in_plain_words(qtbot
             wizard.next()
         page = wizard.models_page
         if lang == "zh":  # the Chinese voice first; keep this test on the model download itself
-            wizard._download = lambda a, p: a.download(p)  # noqa: SLF001 - the same action without the voice part
+            wizard._download = lambda a, p: a.download(p)
         page.action.click()
         qtbot.waitUntil(lambda: page.op is None and bool(page.result.text()), timeout=60_000)
     finally:

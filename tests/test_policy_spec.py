@@ -10,8 +10,14 @@ import pytest
 
 from assistant_core.policy.errors import PolicyUnavailable
 from phonebuddy import policyspec
-from phonebuddy.policyspec import (DEFAULT_FAST_PATH, PolicySpec, PolicySpecError, PolicyTarget, backend,
-                                   build_policy)
+from phonebuddy.policyspec import (
+    DEFAULT_FAST_PATH,
+    PolicySpec,
+    PolicySpecError,
+    PolicyTarget,
+    backend,
+    build_policy,
+)
 
 
 def test_the_command_line_forms_parse_into_one_spec():
@@ -107,10 +113,10 @@ def probe_backend():
 
 
 def test_a_registered_backend_reaches_phonebuddy_run_and_evaluation(probe_backend, capsys):
+    from harness.phoneworld.tasks import registry
     from phonebuddy import run_cli
     from training.config import EvalConfig
     from training.evaluate import Episode, evaluate, spec_policies
-    from harness.phoneworld.tasks import registry
 
     code = run_cli.main(["what time is it on the moon", "--device", "sim", "--policy", "probe", "--no-history",
                          "--no-fast-path", "--json"])
