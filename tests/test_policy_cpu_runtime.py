@@ -485,3 +485,35 @@ def test_the_cpu_gated_deltanet_step_is_transformers_step(taught, tmp_path, comp
         seen.append(torch.stack(rows))
     scale = float(seen[1].abs().max())
     assert float((seen[0] - seen[1]).abs().max()) <= 1e-5 * scale
+
+
+def test_the_runtime_computes_on_its_own_thread_with_subnormals_flushed(tiny, tmp_path):
+    """load() and generate() run on the runtime's compute thread, where flush-to-zero reaches every OpenMP
+    thread it starts (a subnormal product over a tensor both threads share comes out all zeros); the caller's
+    thread is left as it was (the same product stays subnormal there); the reply and logits computed there
+    are those computed on the caller's thread."""
+    import threading
+
+    threads_before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        runtime = CpuRuntime(tiny, cache_dir=tmp_path, compute="fp32", reuse_prefix=False)
+        runtime.load()
+        assert runtime.load_info["flush_denormal"] is True  # x86 with SSE3: CI and every supported laptop
+        tiny_values = torch.full((1 << 22,), 1e-39)  # subnormal in fp32; 4M elements: both threads take a part
+        assert int((tiny_values * 3).count_nonzero()) == tiny_values.numel()  # here: kept, as before
+        assert runtime._on_compute_thread(lambda: int((tiny_values * 3).count_nonzero())) == 0  # there: flushed
+        names: list[str] = []
+        prompt = build_prompt(GOALS[2], screen(3), observations()[3][2], PROFILE)
+        there = runtime.generate(prompt, max_new_tokens=12, min_new_tokens=12, keep_first_logits=True,
+                                 on_text=lambda _t: names.append(threading.current_thread().name))
+        assert names and all(n.startswith("phonebuddy-cpu-policy") for n in names)
+        here = runtime._generate(prompt, max_new_tokens=12, min_new_tokens=12, think_budget=None, on_text=None,
+                                 keep_first_logits=True, eos_ids=None)  # the same work on this thread
+        assert there.token_ids == here.token_ids
+        assert float((there.first_logits - here.first_logits).abs().max()) <= 1e-5 * float(
+            here.first_logits.abs().max())
+        with pytest.raises(ValueError):  # an error on the compute thread reaches the caller
+            runtime._on_compute_thread(lambda: int("not a number"))
+    finally:
+        torch.set_num_threads(threads_before)
