@@ -57,9 +57,9 @@ class Fp16WeightLinear(nn.Module):
         return cls(linear.weight, linear.bias)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        shape = x.shape
-        out = torch.ops.quantized.linear_dynamic_fp16(x.reshape(-1, self.in_features).float(), self._packed)
-        return out.reshape(*shape[:-1], self.out_features).to(x.dtype)
+        if x.dtype == torch.float32:  # the kernel takes any leading dimensions and strides (one call a token)
+            return torch.ops.quantized.linear_dynamic_fp16(x, self._packed)
+        return torch.ops.quantized.linear_dynamic_fp16(x.float(), self._packed).to(x.dtype)
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.has_bias}"
