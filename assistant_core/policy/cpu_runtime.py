@@ -86,7 +86,8 @@ the Gated DeltaNet decays are exp(cumulative g), and g reaches -38 a token, so w
 products fall through the subnormal range (below 1.2e-38), where x86 arithmetic takes a microcode path many
 times slower. Flushing them changes only those values: each is below 1e-38 next to terms of order 1e-3, so
 the sum is the same in fp32 (the next-token logits in the benchmark were unchanged in every printed digit,
-the same greedy tokens). Measured at 0.8B, fp16w, 2 threads, the machine plan's prompt: the chunked delta
+the same greedy tokens). Measured at 0.8B, fp16w, 2 threads, the machine plan's prompt, on an AVX-512
+machine without bf16 units (2026-12-07): the chunked delta
 rule took 85 ms a 512-token chunk per layer, 35 with the flush (the same inputs, recorded from a step);
 a step's prefill 4.6-5.6 s -> 3.7-3.9 s (two processes, two steps each); decoding and vision unchanged.
 """
@@ -304,7 +305,9 @@ def choose_compute(features: dict[str, bool] | None = None, *, fp16_gemm: bool |
     change the choice. The all-bf16 model took 25.2 s (18.5 s) and its logits differ by 4 %, so, like int8
     (faster than fp32 on any x86 CPU, missed the tolerance at real size), it is never chosen by itself: `compute="bf16-all"`
     or `"int8"` asks for it. Without bf16 units, bf16 matmuls run 4-10x slower than fp32 (AVX2 machines,
-    shared/notes/ml-stack-facts.md)."""
+    shared/notes/ml-stack-facts.md). Measured on such a machine (AVX-512 without BF16, 2 threads, 2026-12-07,
+    "avx2:0.8b/2", subnormals flushed): fp16w 24.6 s a step (18.3 s under the machine plan), the fp32
+    runtime 27.6 s (21.0 s), the all-bf16 model 41.6 s (31.4 s: its bf16 emulated), today's fp32 path 40.9 s."""
     feats = cpu_features() if features is None else features
     if fp16_gemm is None:
         from assistant_core.policy.cpu_fp16w_modules import fp16_gemm_available
