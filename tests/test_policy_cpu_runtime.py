@@ -271,6 +271,16 @@ def bf16_copy(tiny, folder, tied: bool = False):
     return folder
 
 
+def _checkpoint_members(name: str) -> list[str]:
+    """The checkpoint linears a packed module holds (a fused one stacks several), by module name."""
+    if name.endswith(".mlp.gate_up"):
+        return [name.removesuffix("gate_up") + p for p in ("gate_proj", "up_proj")]
+    if name.endswith(".in_proj_fused.linear"):
+        base = name.removesuffix("in_proj_fused.linear")
+        return [base + p for p in ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a")]
+    return [name]
+
+
 def test_fp16_weights_hold_a_bf16_checkpoint_exactly_and_say_their_progress(tiny, tmp_path):
     from safetensors.torch import load_file
 
@@ -292,7 +302,8 @@ def test_fp16_weights_hold_a_bf16_checkpoint_exactly_and_say_their_progress(tiny
             index = int(name.rsplit(".", 1)[-1])
             want = rows[index * 32768:(index + 1) * 32768].float()
         else:
-            want = saved[next(k for k in saved if k.endswith(name.split("model.", 1)[-1] + ".weight"))].float()
+            want = torch.cat([saved[next(k for k in saved if k.endswith(member + ".weight"))].float()
+                              for member in _checkpoint_members(name.split("model.", 1)[-1])])
         normal = want.abs() >= 2.0 ** -14  # fp16's normal range: every bf16 weight there, exactly
         assert torch.equal(weight[normal], want[normal]), name
         assert float((weight - want).abs().max()) <= 2.0 ** -25, name  # below it, within half a subnormal step
@@ -517,3 +528,37 @@ def test_the_runtime_computes_on_its_own_thread_with_subnormals_flushed(tiny, tm
             runtime._on_compute_thread(lambda: int("not a number"))
     finally:
         torch.set_num_threads(threads_before)
+
+
+@pytest.mark.parametrize("stream", [True, False])
+def test_fused_projections_are_the_separate_linears_to_rounding(taught, tmp_path, stream):
+    """fp16w packs each gated MLP's gate and up, and each Gated DeltaNet layer's four input projections, as one
+    matrix (one pass over the weights a token): the same replies as the separate linears and logits equal to
+    fp32 rounding, prompt and one-token steps alike, through the streamed load and through from_pretrained."""
+    from assistant_core.policy.cpu_fp16w_modules import (
+        Fp16FusedProjections,
+        Fp16GateUpMlp,
+        Fp16ProjectionPart,
+    )
+
+    fused = CpuRuntime(taught, cache_dir=tmp_path, compute="fp16w", stream=stream)
+    apart = CpuRuntime(taught, cache_dir=tmp_path, compute="fp16w", stream=stream, fuse=False)
+    fused.load()
+    apart.load()
+    config = fused.model.config.text_config
+    linear = sum(t == "linear_attention" for t in config.layer_types)
+    assert fused.load_info["fused_groups"] == config.num_hidden_layers + linear and apart.load_info["fused_groups"] == 0
+    mlps = [m for m in fused.model.modules() if isinstance(m, Fp16GateUpMlp)]
+    parts = [m for m in fused.model.modules() if isinstance(m, Fp16ProjectionPart)]
+    assert len(mlps) == config.num_hidden_layers and len(parts) == 4 * linear
+    worst = 0.0
+    for i, (goal, obs, history) in enumerate(observations()[:6]):
+        prompt = build_prompt(goal, obs, history, PROFILE)
+        a = fused.generate(prompt, max_new_tokens=24, keep_first_logits=True, think_budget=3 if i % 2 else None)
+        b = apart.generate(prompt, max_new_tokens=24, keep_first_logits=True, think_budget=3 if i % 2 else None)
+        worst = max(worst, float((a.first_logits - b.first_logits).abs().max() / b.first_logits.abs().max()))
+        assert a.token_ids == b.token_ids, goal
+    print(f"fused vs separate, stream={stream}: logits within {worst:.1e} of the largest")
+    assert worst <= 1e-6  # fp32 rounding (the kernel blocks a wider matrix differently), nothing more
+    # nothing is held after a forward: each part took its share of the prompt chunk's result
+    assert all(m._held is None for m in fused.model.modules() if isinstance(m, Fp16FusedProjections))

@@ -27,7 +27,7 @@ packed copy are never both in memory.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import nn
@@ -84,15 +84,120 @@ class BlockedFp16Head(nn.Module):
         return torch.cat([b(x) for b in self.blocks], dim=-1)
 
 
-OWN = (Fp16WeightLinear, Bf16Embedding, BlockedFp16Head)
+class Fp16GateUpMlp(nn.Module):
+    """Qwen3.5's gated MLP, down(act(gate(x)) * up(x)), with gate and up packed as one matrix (their rows
+    stacked): one pass over both weights for a generated token instead of two. Each output element is the
+    same dot product the separate linears compute, up to fp32 rounding (the kernel blocks a wider matrix
+    differently: the taught tiny model's logits moved by 1.3e-7 of the largest, the same replies;
+    tests/test_policy_cpu_runtime.py)."""
+
+    def __init__(self, gate_up: Fp16WeightLinear, down_proj: nn.Module, act_fn: Callable, intermediate: int):
+        super().__init__()
+        self.gate_up = gate_up
+        self.down_proj = down_proj
+        self.act_fn = act_fn
+        self.intermediate = intermediate
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        both = self.gate_up(x)
+        return self.down_proj(self.act_fn(both[..., :self.intermediate]) * both[..., self.intermediate:])
 
 
-def to_fp16_weights(model: nn.Module, progress: Callable[[float], None] | None = None) -> dict[str, int]:
+class Fp16FusedProjections(nn.Module):
+    """Linears that read the same input (a Gated DeltaNet layer's in_proj_qkv, _z, _b and _a) packed as one
+    matrix. The layer keeps its four names as `Fp16ProjectionPart`s: the first asked for an input computes
+    all rows, the others take their columns of that result, which is held until each part has had its share
+    (so a prompt chunk's result is not kept afterwards). A part asking again for the input it was already
+    given, or for another input, gets a fresh computation: the layer's forward asks each part once for the
+    same tensor (inference tensors carry no version counter, so a tensor changed in place between two parts'
+    calls would not be noticed; neither transformers' forward nor cpu_gdn_step does that)."""
+
+    def __init__(self, weight: torch.Tensor, sizes: Sequence[int]):
+        super().__init__()
+        self.linear = Fp16WeightLinear(weight)
+        self.sizes = tuple(int(n) for n in sizes)
+        self._held: tuple[torch.Tensor, torch.Tensor, set[int]] | None = None  # input, output, parts served
+
+    def columns(self, x: torch.Tensor, start: int, stop: int) -> torch.Tensor:
+        held = self._held
+        if held is None or held[0] is not x or start in held[2]:
+            held = (x, self.linear(x), set())
+        held[2].add(start)
+        self._held = held if len(held[2]) < len(self.sizes) else None
+        return held[1][..., start:stop]
+
+
+class Fp16ProjectionPart(nn.Module):
+    """One linear's columns of an `Fp16FusedProjections` (the layer owns the shared module once)."""
+
+    def __init__(self, shared: Fp16FusedProjections, start: int, stop: int):
+        super().__init__()
+        object.__setattr__(self, "_shared", shared)  # not a submodule: registered once, on the layer
+        self.start, self.stop = start, stop
+        self.out_features = stop - start
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self._shared.columns(x, self.start, self.stop)
+
+    def extra_repr(self) -> str:
+        return f"columns {self.start}:{self.stop} of the layer's in_proj_fused"
+
+
+MLP_PARTS = ("gate_proj", "up_proj")
+GDN_PARTS = ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a")
+
+
+def fusion_groups(model: nn.Module) -> list[tuple[str, nn.Module, tuple[str, ...]]]:
+    """The text decoder's linears that read one input, as (module name, module, member names): each gated
+    MLP's gate and up, each Gated DeltaNet layer's four input projections (bias-free, as in Qwen3.5)."""
+    language = model.model.language_model
+    base = next(name for name, module in model.named_modules() if module is language)
+    groups = []
+    for name, module in language.named_modules():
+        for parts in (MLP_PARTS, GDN_PARTS):
+            members = [getattr(module, p, None) for p in parts]
+            if not all(isinstance(m, nn.Linear) and m.bias is None for m in members):
+                continue
+            if len({m.in_features for m in members}) != 1:
+                continue
+            if parts is MLP_PARTS and not (isinstance(getattr(module, "down_proj", None), nn.Linear)
+                                           and hasattr(module, "act_fn")):
+                continue
+            groups.append((f"{base}.{name}" if name else base, module, parts))
+    return groups
+
+
+def install_fused(model: nn.Module, name: str, module: nn.Module, parts: tuple[str, ...],
+                  weight: torch.Tensor) -> None:
+    """Pack `weight` (the members' fp32 rows stacked in `parts` order) and put it in place of the members."""
+    sizes = [getattr(module, p).out_features for p in parts]
+    if parts == MLP_PARTS:
+        parent_name, _, attr = name.rpartition(".")
+        setattr(model.get_submodule(parent_name), attr,
+                Fp16GateUpMlp(Fp16WeightLinear(weight), module.down_proj, module.act_fn, sizes[0]))
+        return
+    shared = Fp16FusedProjections(weight, sizes)
+    module.in_proj_fused = shared
+    start = 0
+    for part, size in zip(parts, sizes, strict=True):
+        setattr(module, part, Fp16ProjectionPart(shared, start, start + size))
+        start += size
+
+
+OWN = (Fp16WeightLinear, Bf16Embedding, BlockedFp16Head, Fp16GateUpMlp, Fp16FusedProjections, Fp16ProjectionPart)
+
+
+def to_fp16_weights(model: nn.Module, progress: Callable[[float], None] | None = None, *,
+                    fuse: bool = True) -> dict[str, int]:
     """Turn a loaded Qwen3.5 / Qwen3-VL model (bf16 or fp32) into the fp16-weight plan, in place.
 
     Each linear is swapped as it is met (the model never exists twice); `progress` gets the fraction of
     linears packed so far. Then what is left (norms, gates, conv, patch and position embeddings, rotary
     buffers) is widened to fp32."""
+    for name, module, parts in fusion_groups(model) if fuse else []:  # one matrix each (fewer passes a token)
+        weight = torch.cat([getattr(module, p).weight.detach().float() for p in parts])
+        install_fused(model, name, module, parts, weight)
+        del weight
     lm_head = getattr(model, "lm_head", None)
     # (parent, name, size) only: holding the children themselves would keep every bf16 weight alive until
     # the end. (After from_pretrained the peak is still about both copies, 4.4 GB at 0.8B: the checkpoint's
@@ -123,4 +228,5 @@ def to_fp16_weights(model: nn.Module, progress: Callable[[float], None] | None =
     return stats
 
 
-__all__ = ["BlockedFp16Head", "Fp16WeightLinear", "fp16_gemm_available", "to_fp16_weights"]
+__all__ = ["BlockedFp16Head", "Fp16FusedProjections", "Fp16GateUpMlp", "Fp16ProjectionPart", "Fp16WeightLinear",
+           "fp16_gemm_available", "fusion_groups", "install_fused", "to_fp16_weights"]

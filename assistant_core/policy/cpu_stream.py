@@ -35,7 +35,13 @@ import torch
 from torch import nn
 
 from assistant_core.policy.cpu_bf16_modules import Bf16Embedding, widen_the_rest
-from assistant_core.policy.cpu_fp16w_modules import OWN, BlockedFp16Head, Fp16WeightLinear
+from assistant_core.policy.cpu_fp16w_modules import (
+    OWN,
+    BlockedFp16Head,
+    Fp16WeightLinear,
+    fusion_groups,
+    install_fused,
+)
 
 log = logging.getLogger(__name__)
 
@@ -116,9 +122,11 @@ def skeleton(folder: str | Path) -> nn.Module:
     return model
 
 
-def load_fp16w_streamed(folder: str | Path, progress: Callable[[float], None] | None = None) -> nn.Module | None:
+def load_fp16w_streamed(folder: str | Path, progress: Callable[[float], None] | None = None, *,
+                        fuse: bool = True) -> nn.Module | None:
     """The folder's model in the fp16-weight plan, read one tensor at a time; None (with the reason logged) when
-    the checkpoint's names are not the model's. Raises CheckpointError for a damaged file."""
+    the checkpoint's names are not the model's. Raises CheckpointError for a damaged file. `fuse`: linears
+    that read one input packed as one matrix (cpu_fp16w_modules.fusion_groups)."""
     reader = CheckpointReader(folder)
     model = skeleton(folder)
     names = {name for name, _ in model.named_parameters(remove_duplicate=False)}
@@ -133,14 +141,23 @@ def load_fp16w_streamed(folder: str | Path, progress: Callable[[float], None] | 
         log.info("checkpoint names differ from the model's (%d missing, e.g. %s); loading through transformers",
                  len(missing), missing[:3])
         return None
-    linears = [(parent_name, parent, name, child) for parent_name, parent in list(model.named_modules())
-               for name, child in list(parent.named_children())
-               if isinstance(child, nn.Linear) and child is not lm_head]
+    # Linears that read one input are packed as one matrix (cpu_fp16w_modules.fusion_groups): read here
+    # member after member into one buffer, before the other linears.
+    groups = [(name, module, parts, [f"{name}.{p}.weight" for p in parts])
+              for name, module, parts in (fusion_groups(model) if fuse else [])]
+
+    def meta_linears(head: nn.Module | None = lm_head) -> list[tuple[str, nn.Module, str, nn.Linear]]:
+        return [(parent_name, parent, name, child) for parent_name, parent in list(model.named_modules())
+                for name, child in list(parent.named_children())
+                if isinstance(child, nn.Linear) and child is not head]
+
+    linears = meta_linears()
     total = sum(c.in_features * c.out_features for *_, c in linears) + (embed.weight.numel() if lm_head is not None else 0)
     # Two buffers reused for every linear (its stored bytes, and the fp32 matrix the packing reads), so that
     # the heap holds only what is kept: a fresh buffer per weight left freed holes between the packed
     # matrices (about 0.5 GB of the resident set at 0.8B, measured).
-    largest = max([reader.numel(f"{p}.{n}.weight" if p else f"{n}.weight") for p, _, n, _ in linears] + [BLOCK * embed.weight.shape[1]])
+    largest = max([reader.numel(f"{p}.{n}.weight" if p else f"{n}.weight") for p, _, n, _ in linears]
+                  + [sum(reader.numel(n) for n in members) for *_, members in groups] + [BLOCK * embed.weight.shape[1]])
     raw = torch.empty(largest * 4, dtype=torch.uint8)
     wide = torch.empty(largest, dtype=torch.float32)
 
@@ -150,6 +167,17 @@ def load_fp16w_streamed(folder: str | Path, progress: Callable[[float], None] | 
         return out
 
     done = 0
+    for name, module, parts, members in groups:
+        at = 0
+        for member in members:
+            part = reader.read(member, raw)
+            wide[at:at + part.numel()].view(part.shape).copy_(_as_loaded(part))
+            at += part.numel()
+        install_fused(model, name, module, parts, wide[:at].view(-1, getattr(module, parts[0]).in_features))
+        done += at
+        if progress is not None:
+            progress(done / total)
+    linears = meta_linears()  # the rest (a fused MLP keeps its down_proj, under the same name)
     for parent_name, parent, name, child in linears:
         prefix = f"{parent_name}.{name}" if parent_name else name
         weight = widened(reader.read(prefix + ".weight", raw))
