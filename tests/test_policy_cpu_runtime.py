@@ -275,9 +275,12 @@ def _checkpoint_members(name: str) -> list[str]:
     """The checkpoint linears a packed module holds (a fused one stacks several), by module name."""
     if name.endswith(".mlp.gate_up"):
         return [name.removesuffix("gate_up") + p for p in ("gate_proj", "up_proj")]
-    if name.endswith(".in_proj_fused.linear"):
+    if name.endswith(".linear_attn.in_proj_fused.linear"):
         base = name.removesuffix("in_proj_fused.linear")
         return [base + p for p in ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a")]
+    if name.endswith(".self_attn.in_proj_fused.linear"):
+        base = name.removesuffix("in_proj_fused.linear")
+        return [base + p for p in ("q_proj", "k_proj", "v_proj")]
     return [name]
 
 
@@ -532,8 +535,8 @@ def test_the_runtime_computes_on_its_own_thread_with_subnormals_flushed(tiny, tm
 
 @pytest.mark.parametrize("stream", [True, False])
 def test_fused_projections_are_the_separate_linears_to_rounding(taught, tmp_path, stream):
-    """fp16w packs each gated MLP's gate and up, and each Gated DeltaNet layer's four input projections, as one
-    matrix (one pass over the weights a token): the same replies as the separate linears and logits equal to
+    """fp16w packs each gated MLP's gate and up, each Gated DeltaNet layer's four input projections and each
+    attention layer's q, k and v as one matrix (one pass over the weights a token): the same replies as the separate linears and logits equal to
     fp32 rounding, prompt and one-token steps alike, through the streamed load and through from_pretrained."""
     from assistant_core.policy.cpu_fp16w_modules import (
         Fp16FusedProjections,
@@ -547,10 +550,12 @@ def test_fused_projections_are_the_separate_linears_to_rounding(taught, tmp_path
     apart.load()
     config = fused.model.config.text_config
     linear = sum(t == "linear_attention" for t in config.layer_types)
-    assert fused.load_info["fused_groups"] == config.num_hidden_layers + linear and apart.load_info["fused_groups"] == 0
+    attention = config.num_hidden_layers - linear
+    assert fused.load_info["fused_groups"] == config.num_hidden_layers + linear + attention > 0
+    assert apart.load_info["fused_groups"] == 0
     mlps = [m for m in fused.model.modules() if isinstance(m, Fp16GateUpMlp)]
     parts = [m for m in fused.model.modules() if isinstance(m, Fp16ProjectionPart)]
-    assert len(mlps) == config.num_hidden_layers and len(parts) == 4 * linear
+    assert len(mlps) == config.num_hidden_layers and len(parts) == 4 * linear + 3 * attention
     worst = 0.0
     for i, (goal, obs, history) in enumerate(observations()[:6]):
         prompt = build_prompt(goal, obs, history, PROFILE)

@@ -104,8 +104,9 @@ class Fp16GateUpMlp(nn.Module):
 
 
 class Fp16FusedProjections(nn.Module):
-    """Linears that read the same input (a Gated DeltaNet layer's in_proj_qkv, _z, _b and _a) packed as one
-    matrix. The layer keeps its four names as `Fp16ProjectionPart`s: the first asked for an input computes
+    """Linears that read the same input (a Gated DeltaNet layer's in_proj_qkv, _z, _b and _a; an attention
+    layer's q_proj, k_proj and v_proj) packed as one matrix. The layer keeps their names as
+    `Fp16ProjectionPart`s: the first asked for an input computes
     all rows, the others take their columns of that result, which is held until each part has had its share
     (so a prompt chunk's result is not kept afterwards). A part asking again for the input it was already
     given, or for another input, gets a fresh computation: the layer's forward asks each part once for the
@@ -145,16 +146,18 @@ class Fp16ProjectionPart(nn.Module):
 
 MLP_PARTS = ("gate_proj", "up_proj")
 GDN_PARTS = ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a")
+ATTENTION_PARTS = ("q_proj", "k_proj", "v_proj")
 
 
 def fusion_groups(model: nn.Module) -> list[tuple[str, nn.Module, tuple[str, ...]]]:
     """The text decoder's linears that read one input, as (module name, module, member names): each gated
-    MLP's gate and up, each Gated DeltaNet layer's four input projections (bias-free, as in Qwen3.5)."""
+    MLP's gate and up, each Gated DeltaNet layer's four input projections, each attention layer's q, k and v
+    (bias-free, as in Qwen3.5)."""
     language = model.model.language_model
     base = next(name for name, module in model.named_modules() if module is language)
     groups = []
     for name, module in language.named_modules():
-        for parts in (MLP_PARTS, GDN_PARTS):
+        for parts in (MLP_PARTS, GDN_PARTS, ATTENTION_PARTS):
             members = [getattr(module, p, None) for p in parts]
             if not all(isinstance(m, nn.Linear) and m.bias is None for m in members):
                 continue
@@ -177,7 +180,7 @@ def install_fused(model: nn.Module, name: str, module: nn.Module, parts: tuple[s
                 Fp16GateUpMlp(Fp16WeightLinear(weight), module.down_proj, module.act_fn, sizes[0]))
         return
     shared = Fp16FusedProjections(weight, sizes)
-    module.in_proj_fused = shared
+    module.in_proj_fused = shared  # registered once, on the layer; the parts only point to it
     start = 0
     for part, size in zip(parts, sizes, strict=True):
         setattr(module, part, Fp16ProjectionPart(shared, start, start + size))
