@@ -312,8 +312,10 @@ def choose_compute(features: dict[str, bool] | None = None, *, fp16_gemm: bool |
     (faster than fp32 on any x86 CPU, missed the tolerance at real size), it is never chosen by itself: `compute="bf16-all"`
     or `"int8"` asks for it. Without bf16 units, bf16 matmuls run 4-10x slower than fp32 (AVX2 machines,
     shared/notes/ml-stack-facts.md). Measured on such a machine (AVX-512 without BF16, 2 threads, 2026-12-07,
-    "avx2:0.8b/2", subnormals flushed): fp16w 24.6 s a step (18.3 s under the machine plan), the fp32
-    runtime 27.6 s (21.0 s), the all-bf16 model 41.6 s (31.4 s: its bf16 emulated), today's fp32 path 40.9 s."""
+    "avx2:0.8b/2", subnormals flushed), in two runs whose host speed differed by a quarter: fp16w 24.6 s a step
+    (18.3 s under the machine plan) against today's fp32 path at 40.9 s, the fp32 runtime 27.6 s (21.0 s), the
+    all-bf16 model 41.6 s (31.4 s: its bf16 emulated); then, with the fused projections, fp16w 27.3 s (20.1 s)
+    against today's path at 50.9 s and the fp32 runtime's 29.3 s (21.8 s)."""
     feats = cpu_features() if features is None else features
     if fp16_gemm is None:
         from assistant_core.policy.cpu_fp16w_modules import fp16_gemm_available
