@@ -151,9 +151,21 @@ EN_NUMBERS = [
 @pytest.mark.slow
 @pytest.mark.parametrize(("text", "digits"), EN_NUMBERS)
 def test_english_voice_reads_numbers_back_digit_for_digit(text, digits):
-    audio = speak_to_array(router(), text, "en")
-    heard = base_transcriber().transcribe(resample(audio, 22_050, ASR_RATE), language="en")
-    assert spoken_digits(heard.text) == digits, (normalize(text, "en"), heard.text)
+    """Piper samples its voice (VITS noise: two readings of one sentence differ), and Whisper base miscounts a
+    digit on some readings: 'Call 13800138000 now.' came back right on 10 of 12 readings on an AVX-512 machine,
+    '555 123 4567' on 12 of 12 there (and under an emulated AVX2 CPU) but wrong once on CI's AVX2 machine
+    (four fives). So the claim tested is a rate, not one draw: at least half of six fresh readings come back
+    digit for digit (three right before four wrong; at 10 of 12 a reading, that fails about once in 110 runs,
+    where one reading failed once in six)."""
+    right, wrong = 0, []
+    while right < 3 and len(wrong) < 4:
+        audio = speak_to_array(router(), text, "en")
+        heard = base_transcriber().transcribe(resample(audio, 22_050, ASR_RATE), language="en").text
+        if spoken_digits(heard) == digits:
+            right += 1
+        else:
+            wrong.append(heard)
+    assert right == 3, (normalize(text, "en"), wrong)
 
 
 EN_ROUND_TRIP = [
