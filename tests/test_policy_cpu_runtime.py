@@ -351,6 +351,7 @@ def test_the_streamed_load_is_the_transformers_load_bit_for_bit(tiny, tmp_path, 
     streamed.load()
     loaded.load()
     assert streamed.load_info["streamed"] is True and "streamed" not in loaded.load_info
+    assert streamed.load_info["fused_groups"] == loaded.load_info["fused_groups"] > 0  # both pack their groups
     mine, theirs = _unpacked(streamed.model), _unpacked(loaded.model)
     assert sorted(mine) == sorted(theirs)
     for name, tensor in theirs.items():
@@ -533,19 +534,19 @@ def test_the_runtime_computes_on_its_own_thread_with_subnormals_flushed(tiny, tm
         torch.set_num_threads(threads_before)
 
 
-@pytest.mark.parametrize("stream", [True, False])
-def test_fused_projections_are_the_separate_linears_to_rounding(taught, tmp_path, stream):
+def test_fused_projections_are_the_separate_linears_to_rounding(taught, tmp_path):
     """fp16w packs each gated MLP's gate and up, each Gated DeltaNet layer's four input projections and each
     attention layer's q, k and v as one matrix (one pass over the weights a token): the same replies as the separate linears and logits equal to
-    fp32 rounding, prompt and one-token steps alike, through the streamed load and through from_pretrained."""
+    fp32 rounding, prompt and one-token steps alike (the load through from_pretrained builds the same fused
+    model bit for bit: test_the_streamed_load_is_the_transformers_load_bit_for_bit)."""
     from assistant_core.policy.cpu_fp16w_modules import (
         Fp16FusedProjections,
         Fp16GateUpMlp,
         Fp16ProjectionPart,
     )
 
-    fused = CpuRuntime(taught, cache_dir=tmp_path, compute="fp16w", stream=stream)
-    apart = CpuRuntime(taught, cache_dir=tmp_path, compute="fp16w", stream=stream, fuse=False)
+    fused = CpuRuntime(taught, cache_dir=tmp_path, compute="fp16w")
+    apart = CpuRuntime(taught, cache_dir=tmp_path, compute="fp16w", fuse=False)
     fused.load()
     apart.load()
     config = fused.model.config.text_config
@@ -563,7 +564,7 @@ def test_fused_projections_are_the_separate_linears_to_rounding(taught, tmp_path
         b = apart.generate(prompt, max_new_tokens=24, keep_first_logits=True, think_budget=3 if i % 2 else None)
         worst = max(worst, float((a.first_logits - b.first_logits).abs().max() / b.first_logits.abs().max()))
         assert a.token_ids == b.token_ids, goal
-    print(f"fused vs separate, stream={stream}: logits within {worst:.1e} of the largest")
+    print(f"fused vs separate: logits within {worst:.1e} of the largest")
     assert worst <= 1e-6  # fp32 rounding (the kernel blocks a wider matrix differently), nothing more
     # nothing is held after a forward: each part took its share of the prompt chunk's result
     assert all(m._held is None for m in fused.model.modules() if isinstance(m, Fp16FusedProjections))
