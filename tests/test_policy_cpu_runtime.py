@@ -506,7 +506,8 @@ def test_the_runtime_computes_on_its_own_thread_with_subnormals_flushed(tiny, tm
     """load() and generate() run on the runtime's compute thread, where flush-to-zero reaches every OpenMP
     thread it starts (a subnormal product over a tensor both threads share comes out all zeros); the caller's
     thread is left as it was (the same product stays subnormal there); the reply and logits computed there
-    are those computed on the caller's thread."""
+    are those computed on the caller's thread; the thread is a daemon and ends with its runtime."""
+    import gc
     import threading
 
     threads_before = torch.get_num_threads()
@@ -530,6 +531,12 @@ def test_the_runtime_computes_on_its_own_thread_with_subnormals_flushed(tiny, tm
             here.first_logits.abs().max())
         with pytest.raises(ValueError):  # an error on the compute thread reaches the caller
             runtime._on_compute_thread(lambda: int("not a number"))
+        worker = runtime._on_compute_thread(threading.current_thread)
+        assert worker.daemon and worker is not threading.current_thread()  # closing the app never waits on it
+        del runtime
+        gc.collect()
+        worker.join(timeout=30)
+        assert not worker.is_alive()  # the thread ends with its runtime
     finally:
         torch.set_num_threads(threads_before)
 

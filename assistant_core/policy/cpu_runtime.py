@@ -331,12 +331,23 @@ def choose_compute(features: dict[str, bool] | None = None, *, fp16_gemm: bool |
 _COMPUTE_THREAD = threading.local()
 
 
-def _start_compute_thread() -> None:
-    """The compute thread's set-up, before it runs any torch operation (see the module docstring)."""
+def _compute_thread_main(jobs: Any) -> None:
+    """The compute thread: set up before it runs any torch operation (see the module docstring), then run the
+    jobs it is given until it is given None (the runtime was collected). A daemon thread: closing the app
+    mid-step does not wait for the step."""
     import torch
 
     _COMPUTE_THREAD.active = True
     _COMPUTE_THREAD.flushes = bool(torch.set_flush_denormal(True))  # False where the CPU cannot (then as before)
+    while (job := jobs.get()) is not None:
+        future, fn, args, kwargs = job
+        del job
+        if future.set_running_or_notify_cancel():
+            try:
+                future.set_result(fn(*args, **kwargs))
+            except BaseException as error:  # handed to the caller, who raises it
+                future.set_exception(error)
+        del future, fn, args, kwargs  # nothing of the runtime is held between jobs
 
 
 class CpuRuntime:
@@ -372,7 +383,7 @@ class CpuRuntime:
         self.processor: Any = None
         self.load_info: dict[str, Any] = {}
         self._lock = threading.Lock()
-        self._worker: Any = None  # the compute thread (see the module docstring), started on first use
+        self._worker: Any = None  # the compute thread's job queue (see the module docstring), made on first use
         self._worker_lock = threading.Lock()
         self._prefix_ids: tuple[int, ...] = ()
         self._prefix_state: Any = None
@@ -397,13 +408,20 @@ class CpuRuntime:
         """Run `fn` on the runtime's compute thread and return its result (its exception is raised here)."""
         if getattr(_COMPUTE_THREAD, "active", False):
             return fn(*args, **kwargs)
+        import queue
+        import weakref
+        from concurrent.futures import Future
+
         with self._worker_lock:
             if self._worker is None:
-                from concurrent.futures import ThreadPoolExecutor
-
-                self._worker = ThreadPoolExecutor(1, thread_name_prefix="phonebuddy-cpu-policy",
-                                                  initializer=_start_compute_thread)
-        return self._worker.submit(fn, *args, **kwargs).result()
+                jobs: Any = queue.SimpleQueue()
+                threading.Thread(target=_compute_thread_main, args=(jobs,), name="phonebuddy-cpu-policy",
+                                 daemon=True).start()
+                weakref.finalize(self, jobs.put, None)  # the thread ends with the runtime
+                self._worker = jobs
+        future: Future = Future()
+        self._worker.put((future, fn, args, kwargs))
+        return future.result()
 
     def load(self) -> None:
         """Load (and on first run convert or pack) the model, on the compute thread."""
