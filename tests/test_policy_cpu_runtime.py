@@ -273,14 +273,14 @@ def bf16_copy(tiny, folder, tied: bool = False):
 
 def _checkpoint_members(name: str) -> list[str]:
     """The checkpoint linears a packed module holds (a fused one stacks several), by module name."""
+    from assistant_core.policy.cpu_fp16w_modules import ATTENTION_PARTS, GDN_PARTS, MLP_PARTS
+
     if name.endswith(".mlp.gate_up"):
-        return [name.removesuffix("gate_up") + p for p in ("gate_proj", "up_proj")]
+        return [name.removesuffix("gate_up") + p for p in MLP_PARTS]
     if name.endswith(".linear_attn.in_proj_fused.linear"):
-        base = name.removesuffix("in_proj_fused.linear")
-        return [base + p for p in ("in_proj_qkv", "in_proj_z", "in_proj_b", "in_proj_a")]
+        return [name.removesuffix("in_proj_fused.linear") + p for p in GDN_PARTS]
     if name.endswith(".self_attn.in_proj_fused.linear"):
-        base = name.removesuffix("in_proj_fused.linear")
-        return [base + p for p in ("q_proj", "k_proj", "v_proj")]
+        return [name.removesuffix("in_proj_fused.linear") + p for p in ATTENTION_PARTS]
     return [name]
 
 
@@ -543,9 +543,9 @@ def test_the_runtime_computes_on_its_own_thread_with_subnormals_flushed(tiny, tm
 
 def test_fused_projections_are_the_separate_linears_to_rounding(taught, tmp_path):
     """fp16w packs each gated MLP's gate and up, each Gated DeltaNet layer's four input projections and each
-    attention layer's q, k and v as one matrix (one pass over the weights a token): the same replies as the separate linears and logits equal to
-    fp32 rounding, prompt and one-token steps alike (the load through from_pretrained builds the same fused
-    model bit for bit: test_the_streamed_load_is_the_transformers_load_bit_for_bit)."""
+    attention layer's q, k and v as one matrix (one pass over the weights a token): the same replies as the
+    separate linears and logits equal to fp32 rounding, prompt and one-token steps alike (the load through
+    from_pretrained builds the same fused model bit for bit: test_the_streamed_load_is_the_transformers_load_...)."""
     from assistant_core.policy.cpu_fp16w_modules import (
         Fp16FusedProjections,
         Fp16GateUpMlp,

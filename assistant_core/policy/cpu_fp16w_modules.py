@@ -106,8 +106,8 @@ class Fp16GateUpMlp(nn.Module):
 class Fp16FusedProjections(nn.Module):
     """Linears that read the same input (a Gated DeltaNet layer's in_proj_qkv, _z, _b and _a; an attention
     layer's q_proj, k_proj and v_proj) packed as one matrix. The layer keeps their names as
-    `Fp16ProjectionPart`s: the first asked for an input computes
-    all rows, the others take their columns of that result, which is held until each part has had its share
+    `Fp16ProjectionPart`s: the first asked for an input computes all rows, the others take their columns of
+    that result, which is held until each part has had its share
     (so a prompt chunk's result is not kept afterwards). A part asking again for the input it was already
     given, or for another input, gets a fresh computation: the layer's forward asks each part once for the
     same tensor (inference tensors carry no version counter, so a tensor changed in place between two parts'
@@ -194,6 +194,7 @@ def to_fp16_weights(model: nn.Module, progress: Callable[[float], None] | None =
                     fuse: bool = True) -> dict[str, int]:
     """Turn a loaded Qwen3.5 / Qwen3-VL model (bf16 or fp32) into the fp16-weight plan, in place.
 
+    With `fuse`, the linears that read one input (`fusion_groups`) are first packed as one matrix each.
     Each linear is swapped as it is met (the model never exists twice); `progress` gets the fraction of
     linears packed so far. Then what is left (norms, gates, conv, patch and position embeddings, rotary
     buffers) is widened to fp32."""

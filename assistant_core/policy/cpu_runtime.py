@@ -64,10 +64,12 @@ transformers' reference code; at 0.8B, fp16w, 2 threads, A/B on one loaded model
 separate benchmark runs the host's own speed varied more than that (fp16w decode 135 ms without, 136 with).
 
 Fused projections (`fuse`, on by default, fp16w): linears that read one input are packed as one matrix
-(each gated MLP's gate and up; each Gated DeltaNet layer's qkv, z, b and a projections), so a generated
-token makes one pass over them instead of two or four (cpu_fp16w_modules.py). At 0.8B, 2 threads, A/B on two
-runtimes in one process, alternating steps: 174.9 -> 158.3 ms a token and prefill 5.66 -> 5.25 s (medians of
-12 each, on a busy host; 163 -> 152 ms in a shorter run), the same greedy tokens, peak RSS unchanged (2.94 GB).
+(each gated MLP's gate and up; each Gated DeltaNet layer's qkv, z, b and a projections; each attention
+layer's q, k and v), so a generated token makes one pass over them instead of two to four
+(cpu_fp16w_modules.py). At 0.8B, 2 threads, A/B on two runtimes in one process, alternating steps: before
+q, k and v were added, 174.9 -> 158.3 ms a token and prefill 5.66 -> 5.25 s (medians of 12 each, on a busy
+host; 163 -> 152 ms in a shorter run); with them, 150.1 -> 138.3 ms and 4.63 -> 4.43 s; the same greedy
+tokens, peak RSS unchanged (2.94 GB).
 
 Chunked prompt: the prompt (and the prefix below) goes through the model `prefill_chunk` tokens at a time,
 each chunk continuing from the state the one before left, which keeps a forward's temporaries small (see

@@ -161,8 +161,9 @@ def load_fp16w_streamed(folder: str | Path, progress: Callable[[float], None] | 
     raw = torch.empty(largest * 4, dtype=torch.uint8)
     wide = torch.empty(largest, dtype=torch.float32)
 
-    def widened(tensor: torch.Tensor) -> torch.Tensor:
-        out = wide[: tensor.numel()].view(tensor.shape)
+    def widened(tensor: torch.Tensor, at: int = 0) -> torch.Tensor:
+        """`tensor` as fp32 in `wide`, from element `at` on."""
+        out = wide[at:at + tensor.numel()].view(tensor.shape)
         out.copy_(_as_loaded(tensor))  # through bf16, as from_pretrained(dtype=bfloat16) would hold it
         return out
 
@@ -170,9 +171,7 @@ def load_fp16w_streamed(folder: str | Path, progress: Callable[[float], None] | 
     for name, module, parts, members in groups:
         at = 0
         for member in members:
-            part = reader.read(member, raw)
-            wide[at:at + part.numel()].view(part.shape).copy_(_as_loaded(part))
-            at += part.numel()
+            at += widened(reader.read(member, raw), at).numel()
         install_fused(model, name, module, parts, wide[:at].view(-1, getattr(module, parts[0]).in_features))
         done += at
         if progress is not None:
