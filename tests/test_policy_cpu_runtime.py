@@ -575,3 +575,27 @@ def test_fused_projections_are_the_separate_linears_to_rounding(taught, tmp_path
     assert worst <= 1e-6  # fp32 rounding (the kernel blocks a wider matrix differently), nothing more
     # nothing is held after a forward: each part took its share of the prompt chunk's result
     assert all(m._held is None for m in fused.model.modules() if isinstance(m, Fp16FusedProjections))
+
+
+def test_the_int8_scored_head_writes_the_fp16_heads_replies(taught, tmp_path):
+    """A tied head (as Qwen3.5-0.8B's) scores in int8 with the candidates exact (cpu_head.py): the same greedy
+    replies as the fp16 head, end-of-text masked or not, and the first logits are the full exact product."""
+    folder = bf16_copy(taught, tmp_path / "tied", tied=True)
+    int8 = CpuRuntime(folder, cache_dir=tmp_path / "c", compute="fp16w")
+    fp16 = CpuRuntime(folder, cache_dir=tmp_path / "c", compute="fp16w", candidate_head=False)
+    int8.load()
+    fp16.load()
+    assert int8.load_info["head"] == "Int8CandidateHead" and fp16.load_info["head"] == "BlockedFp16Head"
+    head = int8.model.lm_head
+    embedding = int8.model.model.language_model.embed_tokens.weight
+    assert head.rows.data_ptr() == embedding.data_ptr()  # the exact rows: the embedding's, not a copy
+    for i, (goal, obs, history) in enumerate(observations()[:6]):
+        prompt = build_prompt(goal, obs, history, PROFILE)
+        least = 24 if i % 2 else 0  # end-of-text masked for the whole reply on every other prompt
+        a = int8.generate(prompt, max_new_tokens=24, min_new_tokens=least, keep_first_logits=True)
+        b = fp16.generate(prompt, max_new_tokens=24, min_new_tokens=least, keep_first_logits=True)
+        assert a.token_ids == b.token_ids, goal
+        assert float((a.first_logits - b.first_logits).abs().max()) <= 1e-5 * float(b.first_logits.abs().max())
+    stats = head.stats()
+    assert stats["calls"] >= 5 * 23 and not stats["broken"]  # the int8 path decoded (the first token: exact)
+    assert stats["mean_candidates"] < 0.01 * head.out_features, stats

@@ -33,6 +33,7 @@ import torch
 from torch import nn
 
 from assistant_core.policy.cpu_bf16_modules import Bf16Embedding, widen_the_rest
+from assistant_core.policy.cpu_head import Int8CandidateHead, int8_gemm_available
 
 
 def fp16_gemm_available() -> bool:
@@ -187,14 +188,27 @@ def install_fused(model: nn.Module, name: str, module: nn.Module, parts: tuple[s
         start += size
 
 
-OWN = (Fp16WeightLinear, Bf16Embedding, BlockedFp16Head, Fp16GateUpMlp, Fp16FusedProjections, Fp16ProjectionPart)
+OWN = (Fp16WeightLinear, Bf16Embedding, BlockedFp16Head, Fp16GateUpMlp, Fp16FusedProjections, Fp16ProjectionPart,
+       Int8CandidateHead)
+
+
+def output_head(weight: torch.Tensor, bias: torch.Tensor | None, embedding: Bf16Embedding, *, tied: bool,
+                candidates: bool = True, block: int = 32768,
+                widen: Callable[[torch.Tensor], torch.Tensor] | None = None) -> nn.Module:
+    """The plan's output head: for a head tied to the embedding (the Qwen3.5 checkpoints), with `candidates`,
+    int8 scores with the candidate rows exact from the embedding's own matrix (cpu_head.py: the same argmax,
+    a quarter of the bytes fp16 reads less); otherwise fp16 weights in row blocks."""
+    if candidates and tied and bias is None and int8_gemm_available():
+        return Int8CandidateHead(embedding.weight, block=block)
+    return BlockedFp16Head(weight, bias, block=block, widen=widen)
 
 
 def to_fp16_weights(model: nn.Module, progress: Callable[[float], None] | None = None, *,
-                    fuse: bool = True) -> dict[str, int]:
+                    fuse: bool = True, candidates: bool = True) -> dict[str, int]:
     """Turn a loaded Qwen3.5 / Qwen3-VL model (bf16 or fp32) into the fp16-weight plan, in place.
 
-    With `fuse`, the linears that read one input (`fusion_groups`) are first packed as one matrix each.
+    With `fuse`, the linears that read one input (`fusion_groups`) are first packed as one matrix each;
+    `candidates`: a tied head scores in int8 with exact candidates (`output_head`).
     Each linear is swapped as it is met (the model never exists twice); `progress` gets the fraction of
     linears packed so far. Then what is left (norms, gates, conv, patch and position embeddings, rotary
     buffers) is widened to fp32."""
@@ -221,10 +235,12 @@ def to_fp16_weights(model: nn.Module, progress: Callable[[float], None] | None =
             progress(done / total)
     language = model.model.language_model
     embed = language.get_input_embeddings() if hasattr(language, "get_input_embeddings") else language.embed_tokens
-    if lm_head is not None:
-        model.lm_head = BlockedFp16Head(lm_head.weight, lm_head.bias)
-        stats["tied_head"] = int(lm_head.weight is embed.weight)
     language.embed_tokens = Bf16Embedding(embed.weight, getattr(embed, "padding_idx", None))
+    if lm_head is not None:
+        tied = lm_head.weight is embed.weight
+        model.lm_head = output_head(lm_head.weight, lm_head.bias, language.embed_tokens, tied=tied,
+                                    candidates=candidates)
+        stats["tied_head"] = int(tied)
     del embed, lm_head
     if progress is not None:
         progress(1.0)
@@ -233,4 +249,4 @@ def to_fp16_weights(model: nn.Module, progress: Callable[[float], None] | None =
 
 
 __all__ = ["BlockedFp16Head", "Fp16FusedProjections", "Fp16GateUpMlp", "Fp16ProjectionPart", "Fp16WeightLinear",
-           "fp16_gemm_available", "fusion_groups", "install_fused", "to_fp16_weights"]
+           "fp16_gemm_available", "fusion_groups", "install_fused", "output_head", "to_fp16_weights"]

@@ -37,10 +37,10 @@ from torch import nn
 from assistant_core.policy.cpu_bf16_modules import Bf16Embedding, widen_the_rest
 from assistant_core.policy.cpu_fp16w_modules import (
     OWN,
-    BlockedFp16Head,
     Fp16WeightLinear,
     fusion_groups,
     install_fused,
+    output_head,
 )
 
 log = logging.getLogger(__name__)
@@ -123,10 +123,11 @@ def skeleton(folder: str | Path) -> nn.Module:
 
 
 def load_fp16w_streamed(folder: str | Path, progress: Callable[[float], None] | None = None, *,
-                        fuse: bool = True) -> nn.Module | None:
+                        fuse: bool = True, candidates: bool = True) -> nn.Module | None:
     """The folder's model in the fp16-weight plan, read one tensor at a time; None (with the reason logged) when
     the checkpoint's names are not the model's. Raises CheckpointError for a damaged file. `fuse`: linears
-    that read one input packed as one matrix (cpu_fp16w_modules.fusion_groups)."""
+    that read one input packed as one matrix (cpu_fp16w_modules.fusion_groups); `candidates`: a tied head
+    scores in int8 with exact candidates (cpu_fp16w_modules.output_head)."""
     reader = CheckpointReader(folder)
     model = skeleton(folder)
     names = {name for name, _ in model.named_parameters(remove_duplicate=False)}
@@ -191,7 +192,8 @@ def load_fp16w_streamed(folder: str | Path, progress: Callable[[float], None] | 
     if lm_head is not None:
         head = rows if tied else _as_loaded(reader.read("lm_head.weight"))
         bias = _as_loaded(reader.read("lm_head.bias")) if lm_head.bias is not None else None
-        model.lm_head = BlockedFp16Head(head, bias, block=BLOCK, widen=widened)
+        model.lm_head = output_head(head, bias, language.embed_tokens, tied=tied, candidates=candidates,
+                                    block=BLOCK, widen=widened)
         del head, bias
     del rows, embed, lm_head
     raw = wide = None  # the two buffers go before the rest is widened
