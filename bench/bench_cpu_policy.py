@@ -360,7 +360,9 @@ def phase_fast(args) -> dict:
         return {"preprocess_s": round(g.preprocess_s, 3), "vision_s": round(g.vision_s, 3),
                 "prefill_s": round(g.prefill_s, 3), "decode_ms_per_token": round(per * 1000, 1)}
 
+    head = getattr(runtime.model, "lm_head", None)
     return {"load_s": round(load_s, 2), "load_info": runtime.load_info,
+            "head_stats": head.stats() if hasattr(head, "stats") else None,  # int8 head: rows rescored a token
             "prompt_tokens": last.prompt_tokens, "visual_tokens": last.visual_tokens,
             "reused_tokens": last.reused_tokens,
             "preprocess_s": round(statistics.median(g.preprocess_s for g in warm), 3),

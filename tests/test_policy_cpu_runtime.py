@@ -599,3 +599,76 @@ def test_the_int8_scored_head_writes_the_fp16_heads_replies(taught, tmp_path):
     stats = head.stats()
     assert stats["calls"] >= 5 * 23 and not stats["broken"]  # the int8 path decoded (the first token: exact)
     assert stats["mean_candidates"] < 0.01 * head.out_features, stats
+
+
+def test_the_cpu_attention_step_is_transformers_step(taught, tmp_path, monkeypatch):
+    """One-token decoding through the attention layers' CPU step (cpu_attn_step.py: the KV cache grown in a
+    buffer, the rotary embedding without concatenations, grouped attention by matrix products) against the
+    same model on transformers' own forward: the same greedy tokens on 12 observations, then 40 forced tokens
+    with the buffer grown every 4 positions: logits and the cached keys and values within fp32 rounding."""
+    from assistant_core.policy import cpu_attn_step
+
+    monkeypatch.setattr(cpu_attn_step, "SPARE", 4)  # the buffer fills and is replaced many times below
+    ours = CpuRuntime(taught, cache_dir=tmp_path, compute="fp16w")
+    theirs = CpuRuntime(taught, cache_dir=tmp_path, compute="fp16w", attn_step=False)
+    ours.load()
+    theirs.load()
+    attention = sum(t == "full_attention" for t in ours.model.config.text_config.layer_types)
+    assert ours.load_info["attn_step_layers"] == attention > 0 and "attn_step_layers" not in theirs.load_info
+    calls = []
+    real_step = cpu_attn_step.step
+    monkeypatch.setattr(cpu_attn_step, "step", lambda *a: calls.append(1) or real_step(*a))
+    cases = observations()[:12]
+    for i, (goal, obs, history) in enumerate(cases):
+        prompt = build_prompt(goal, obs, history, PROFILE)
+        budget = 3 if i % 4 == 0 else None
+        a = ours.generate(prompt, max_new_tokens=32, think_budget=budget)
+        b = theirs.generate(prompt, max_new_tokens=32, think_budget=budget)
+        assert a.token_ids == b.token_ids, goal
+    assert len(calls) >= attention * 12 * 5  # the one-token steps of every attention layer went through it
+
+    prompt = build_prompt(*observations()[5][:2], observations()[5][2], PROFILE)
+    seen, caches = [], []
+    for runtime in (ours, theirs):
+        inputs = runtime._inputs(prompt)
+        ids, model = inputs["input_ids"], runtime.model
+        with torch.inference_mode():
+            position_ids, _ = model.model.get_rope_index(ids, mm_token_type_ids=inputs["mm_token_type_ids"],
+                                                         image_grid_thw=inputs.get("image_grid_thw"),
+                                                         attention_mask=inputs.get("attention_mask"))
+            features = model.model.get_image_features(inputs["pixel_values"], inputs["image_grid_thw"],
+                                                      return_dict=True)
+            out = runtime._prefill(model, ids, position_ids, None, {"image": features})
+            cache, pos, rows = out.past_key_values, int(position_ids.max()) + 1, []
+            for token in range(500, 540):
+                out = model(input_ids=torch.tensor([[token]]), position_ids=torch.full((3, 1, 1), pos), cache=cache,
+                            use_cache=True, logits_to_keep=1)
+                cache, pos = out.past_key_values, pos + 1
+                rows.append(out.logits[0, -1].float())
+        seen.append(torch.stack(rows))
+        caches.append(cache)
+    scale = float(seen[1].abs().max())
+    assert float((seen[0] - seen[1]).abs().max()) <= 1e-5 * scale
+    layers = [i for i, t in enumerate(ours.model.config.text_config.layer_types) if t == "full_attention"]
+    for i in layers:
+        mine, ref = caches[0].layers[i], caches[1].layers[i]
+        assert mine.keys.shape == ref.keys.shape == (1, ref.keys.shape[1], ids.shape[1] + 40, ref.keys.shape[3])
+        for a, b in ((mine.keys, ref.keys), (mine.values, ref.values)):
+            assert float((a - b).abs().max()) <= 1e-5 * float(b.abs().max())
+        assert mine.keys.data_ptr() == mine._pb_room[0].data_ptr()  # a view of the grown buffer
+
+
+def test_the_attention_step_takes_only_the_gated_qwen35_layers(tmp_path):
+    """Qwen3-VL's text attention has no output gate in q_proj: it keeps transformers' forward."""
+    from transformers import AutoModelForImageTextToText
+
+    from assistant_core.policy import cpu_attn_step
+    from assistant_core.policy.tiny import _config, _ids, _qwen_tokenizer
+
+    tok = _qwen_tokenizer()
+    for arch, gated in (("qwen3_vl", False), ("qwen3_5", True)):
+        model = AutoModelForImageTextToText.from_config(_config(arch, len(tok), _ids(tok), True))
+        attention = [m for m in model.modules() if type(m).__name__.endswith("TextAttention")
+                     or type(m).__name__ == "Qwen3_5Attention"]
+        assert attention
+        assert cpu_attn_step.install(model) == (len(attention) if gated else 0), arch
