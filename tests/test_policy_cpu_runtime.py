@@ -445,6 +445,26 @@ def test_a_prompt_in_chunks_is_the_prompt_in_one_call(tiny, tmp_path):
             assert (a.reused_tokens > 0) == reuse  # the prefix: filled in chunks, then continued from
 
 
+def forced_tokens(runtime, prompt, tokens):
+    """The next-token logits after each of `tokens`, fed one at a time after the whole prompt (one prefill,
+    no prefix reuse), the cache after the last, and the prompt's length."""
+    inputs = runtime._inputs(prompt)
+    ids, model = inputs["input_ids"], runtime.model
+    with torch.inference_mode():
+        position_ids, _ = model.model.get_rope_index(ids, mm_token_type_ids=inputs["mm_token_type_ids"],
+                                                     image_grid_thw=inputs.get("image_grid_thw"),
+                                                     attention_mask=inputs.get("attention_mask"))
+        features = model.model.get_image_features(inputs["pixel_values"], inputs["image_grid_thw"], return_dict=True)
+        out = runtime._prefill(model, ids, position_ids, None, {"image": features})
+        cache, pos, rows = out.past_key_values, int(position_ids.max()) + 1, []
+        for token in tokens:
+            out = model(input_ids=torch.tensor([[token]]), position_ids=torch.full((3, 1, 1), pos), cache=cache,
+                        use_cache=True, logits_to_keep=1)
+            cache, pos = out.past_key_values, pos + 1
+            rows.append(out.logits[0, -1].float())
+    return torch.stack(rows), cache, ids.shape[1]
+
+
 @pytest.mark.parametrize("compute", ["fp32", "fp16w"])
 def test_the_cpu_gated_deltanet_step_is_transformers_step(taught, tmp_path, compute):
     """One-token decoding through the Gated DeltaNet layers' CPU step (cpu_gdn_step.py) against the same
@@ -479,25 +499,7 @@ def test_the_cpu_gated_deltanet_step_is_transformers_step(taught, tmp_path, comp
     prompt = build_prompt(*observations()[3][:2], observations()[3][2], PROFILE)
     for runtime in (ours, theirs):
         runtime.generate(prompt, max_new_tokens=1)  # fill the prefix state
-    seen = []
-    for runtime in (ours, theirs):
-        inputs = runtime._inputs(prompt)
-        ids = inputs["input_ids"]
-        model = runtime.model
-        with torch.inference_mode():
-            position_ids, _ = model.model.get_rope_index(ids, mm_token_type_ids=inputs["mm_token_type_ids"],
-                                                         image_grid_thw=inputs.get("image_grid_thw"),
-                                                         attention_mask=inputs.get("attention_mask"))
-            features = model.model.get_image_features(inputs["pixel_values"], inputs["image_grid_thw"],
-                                                      return_dict=True)
-            out = runtime._prefill(model, ids, position_ids, None, {"image": features})
-            cache, pos, rows = out.past_key_values, int(position_ids.max()) + 1, []
-            for token in range(1000, 1012):
-                out = model(input_ids=torch.tensor([[token]]), position_ids=torch.full((3, 1, 1), pos), cache=cache,
-                            use_cache=True, logits_to_keep=1)
-                cache, pos = out.past_key_values, pos + 1
-                rows.append(out.logits[0, -1].float())
-        seen.append(torch.stack(rows))
+    seen = [forced_tokens(runtime, prompt, range(1000, 1012))[0] for runtime in (ours, theirs)]
     scale = float(seen[1].abs().max())
     assert float((seen[0] - seen[1]).abs().max()) <= 1e-5 * scale
 
@@ -628,31 +630,14 @@ def test_the_cpu_attention_step_is_transformers_step(taught, tmp_path, monkeypat
     assert len(calls) >= attention * 12 * 5  # the one-token steps of every attention layer went through it
 
     prompt = build_prompt(*observations()[5][:2], observations()[5][2], PROFILE)
-    seen, caches = [], []
-    for runtime in (ours, theirs):
-        inputs = runtime._inputs(prompt)
-        ids, model = inputs["input_ids"], runtime.model
-        with torch.inference_mode():
-            position_ids, _ = model.model.get_rope_index(ids, mm_token_type_ids=inputs["mm_token_type_ids"],
-                                                         image_grid_thw=inputs.get("image_grid_thw"),
-                                                         attention_mask=inputs.get("attention_mask"))
-            features = model.model.get_image_features(inputs["pixel_values"], inputs["image_grid_thw"],
-                                                      return_dict=True)
-            out = runtime._prefill(model, ids, position_ids, None, {"image": features})
-            cache, pos, rows = out.past_key_values, int(position_ids.max()) + 1, []
-            for token in range(500, 540):
-                out = model(input_ids=torch.tensor([[token]]), position_ids=torch.full((3, 1, 1), pos), cache=cache,
-                            use_cache=True, logits_to_keep=1)
-                cache, pos = out.past_key_values, pos + 1
-                rows.append(out.logits[0, -1].float())
-        seen.append(torch.stack(rows))
-        caches.append(cache)
-    scale = float(seen[1].abs().max())
-    assert float((seen[0] - seen[1]).abs().max()) <= 1e-5 * scale
-    layers = [i for i, t in enumerate(ours.model.config.text_config.layer_types) if t == "full_attention"]
-    for i in layers:
-        mine, ref = caches[0].layers[i], caches[1].layers[i]
-        assert mine.keys.shape == ref.keys.shape == (1, ref.keys.shape[1], ids.shape[1] + 40, ref.keys.shape[3])
+    (logits, cache, length), (ref_logits, ref_cache, _) = (forced_tokens(r, prompt, range(500, 540))
+                                                           for r in (ours, theirs))
+    assert float((logits - ref_logits).abs().max()) <= 1e-5 * float(ref_logits.abs().max())
+    for i, kind in enumerate(ours.model.config.text_config.layer_types):
+        if kind != "full_attention":
+            continue
+        mine, ref = cache.layers[i], ref_cache.layers[i]
+        assert mine.keys.shape == ref.keys.shape == (1, ref.keys.shape[1], length + 40, ref.keys.shape[3])
         for a, b in ((mine.keys, ref.keys), (mine.values, ref.values)):
             assert float((a - b).abs().max()) <= 1e-5 * float(b.abs().max())
         assert mine.keys.data_ptr() == mine._pb_room[0].data_ptr()  # a view of the grown buffer
