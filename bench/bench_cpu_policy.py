@@ -460,6 +460,9 @@ def _runtime_summary(base: dict, fast: dict, base_step: float, typical: str) -> 
             "cold_prefill_s": fast["cold_prefill_s"], "decode_ms_per_token": fast["decode_ms_per_token"],
             "peak_rss_gb": fast["peak_rss_gb"], "load_peak_rss_gb": fast.get("load_peak_rss_gb"),
             "streamed_load": fast.get("load_info", {}).get("streamed"),
+            "decoding": {k: fast.get("load_info", {}).get(k) for k in ("head", "gdn_step_layers", "attn_step_layers",
+                                                                       "fused_groups")},
+            "head_stats": fast.get("head_stats"),  # the int8-scored head: rows computed again exactly a token
             "logits_max_abs_diff": fast["logits_max_abs_diff"],
             "greedy_tokens_agreeing": f'{fast["greedy_tokens_agreeing"]}/{fast["greedy_tokens_compared"]}',
             "reused_prefix_tokens": fast["reused_tokens"], "load_s": fast.get("load_s"), "machine_plan": plan}

@@ -115,3 +115,25 @@ def test_the_int8_matrix_is_held_once_in_row_blocks_and_the_rows_are_shared():
     assert torch.allclose(scales.float(), (rows.float().abs().amax(1) / 127).clamp_min(1e-30), rtol=1e-6)
     assert float((weight[:, :512] - rows.float()).abs().max()) <= float(scales.max()) / 2 + 1e-9  # rounded, once
     assert head.rows.data_ptr() == rows.data_ptr()  # the embedding's matrix, not a copy
+
+
+def test_only_a_tied_head_is_int8_scored_and_a_torch_without_the_packing_gets_the_fp16_head(monkeypatch, caplog):
+    from assistant_core.policy import cpu_fp16w_modules as plan
+
+    rows = rows_with_near_ties(vocab=500, dim=64)
+    embedding = plan.Bf16Embedding(rows)
+    x = torch.randn(1, 64)
+    assert isinstance(plan.output_head(rows, None, embedding, tied=True), Int8CandidateHead)
+    for untied in (plan.output_head(rows, None, embedding, tied=False),  # its own matrix: no rows to share
+                   plan.output_head(rows, torch.zeros(500), embedding, tied=True),  # a bias
+                   plan.output_head(rows, None, embedding, tied=True, candidates=False)):
+        assert isinstance(untied, plan.BlockedFp16Head)
+
+    def removed(*args, **kwargs):
+        raise RuntimeError("quantized tensors were removed")
+
+    monkeypatch.setattr(plan, "Int8CandidateHead", removed)
+    with caplog.at_level(logging.WARNING, logger="assistant_core.policy.cpu_fp16w_modules"):
+        head = plan.output_head(rows, None, embedding, tied=True)
+    assert isinstance(head, plan.BlockedFp16Head) and "int8 output head unavailable" in caplog.text
+    assert torch.allclose(head(x), x @ rows.float().T, rtol=1e-5, atol=1e-6)

@@ -27,6 +27,7 @@ packed copy are never both in memory.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 
 import torch
@@ -34,6 +35,8 @@ from torch import nn
 
 from assistant_core.policy.cpu_bf16_modules import Bf16Embedding, widen_the_rest
 from assistant_core.policy.cpu_head import Int8CandidateHead, int8_gemm_available
+
+log = logging.getLogger(__name__)
 
 
 def fp16_gemm_available() -> bool:
@@ -199,7 +202,10 @@ def output_head(weight: torch.Tensor, bias: torch.Tensor | None, embedding: Bf16
     int8 scores with the candidate rows exact from the embedding's own matrix (cpu_head.py: the same argmax,
     a quarter of the bytes fp16 reads less); otherwise fp16 weights in row blocks."""
     if candidates and tied and bias is None and int8_gemm_available():
-        return Int8CandidateHead(embedding.weight, block=block)
+        try:
+            return Int8CandidateHead(embedding.weight, block=block)
+        except (RuntimeError, AttributeError, NotImplementedError) as error:  # torch deprecates quantized tensors
+            log.warning("int8 output head unavailable (%s); packing the fp16 head", error)
     return BlockedFp16Head(weight, bias, block=block, widen=widen)
 
 
