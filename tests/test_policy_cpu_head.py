@@ -28,7 +28,8 @@ def rows_with_near_ties(vocab=6000, dim=256, seed=0, large=True):
 
 def inputs(dim=256, seed=1):
     g = torch.Generator().manual_seed(seed)
-    out = [torch.randn(dim, generator=g) * scale for scale in (1e-3, 1.0, 7.0, 300.0)]
+    # small inputs too: the kernel raises a scale below 6.1e-5 to that, so the grid must not depend on the size
+    out = [torch.randn(dim, generator=g) * scale for scale in (1e-3, 1.0, 7.0, 300.0, 1e-6, 1e-12)]
     spiky = torch.randn(dim, generator=g)
     spiky[5] = 400.0  # one huge feature (real hidden states have a few): a coarse grid for all others
     out.append(spiky)
@@ -49,7 +50,7 @@ def test_the_argmax_is_the_exact_one_and_every_score_is_within_its_bound():
         assert bool((error <= 0.02 * size * exact_rows.norm(dim=1) + 1e-6).all())
         assert float(error[int(exact.argmax())]) <= 1e-5 * float(exact.abs().max())  # the winner: exact
     stats = head.stats()
-    assert stats["calls"] == 8 and stats["exact_calls"] == 0 and not stats["broken"]
+    assert stats["calls"] == 10 and stats["exact_calls"] == 0 and not stats["broken"]
     assert 1 <= stats["mean_candidates"] < 200  # a few rows computed again, not the vocabulary
 
 

@@ -25,11 +25,12 @@ the embedding's own, not a copy.
 How the input is made exact for the int8 kernel: fbgemm's dynamic int8 linear quantizes its input per call
 (one scale for the tensor, 7 bits with `reduce_range`), which would put an unknown error into the scores.
 Instead the input is put on a grid the kernel reproduces exactly: with `s` a power of two and
-|h| <= 63 s, row one is s * round(h / s) and row two s * round(64 (h - row one) / s) (the remainder, 64
-times larger); two extra columns, -63 s and 64 s, against zero weights, make the kernel choose scale `s`
-and zero point 63 for both rows, so it quantizes them without error. The score is row one's plus row two's
-/ 64: the input to within s / 128, one pass over the int8 matrix (a 2-row GEMM costs what a 1-row one
-does). Checked in tests/test_policy_cpu_head.py against float64, and the runtime checks each candidate's
+|h| <= 63 s, row one is round(h / s) and row two round(64 (h - s * row one) / s) (the remainder, 64 times
+larger), integers; two extra columns, -63 and 64, against zero weights, make the kernel choose scale 1
+and zero point 63 for both rows, so it quantizes them without error (scale 1 whatever the size of h: the
+kernel raises a scale below 6.1e-5 to that, which put small inputs off the grid in a first version). The
+score is s times row one's plus row two's / 64: the input to within s / 128, one pass over the int8 matrix
+(a 2-row GEMM costs what a 1-row one does). Checked in tests/test_policy_cpu_head.py against float64, and the runtime checks each candidate's
 exact score against its bound on every call; a miss (a torch whose kernel quantizes differently) is logged
 and the head computes every score exactly from then on.
 """
@@ -128,8 +129,10 @@ class Int8CandidateHead(nn.Module):
             out[:, start:start + block] = h @ self.rows[start:start + block].float().T
         return out
 
-    def _grid(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor] | None:
-        """The kernel's 2-row input for `h`, and h^ (what it represents); None where no grid fits."""
+    def _grid(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, float] | None:
+        """The kernel's 2-row input for `h` / s (integers on the grid), h^ (what it represents) and s, a power of
+        two; None where no grid fits. The kernel sees scale 1 whatever the size of `h` (it raises a scale
+        below 6.1e-5 to that, which would put its input off the grid)."""
         m = float(h.abs().max())
         if not math.isfinite(m) or m < 1e-30 or m > 1e30:
             return None
@@ -139,22 +142,22 @@ class Int8CandidateHead(nn.Module):
         one = torch.round(h / s)
         two = torch.round((h - one * s) * (REMAINDER / s))
         x = torch.empty(2, self.in_features + 2)
-        x[0, :-2] = one * s
-        x[1, :-2] = two * s
-        x[:, -2] = -GRID * s
-        x[:, -1] = (GRID + 1) * s
-        return x, (one + two / REMAINDER) * s
+        x[0, :-2] = one
+        x[1, :-2] = two
+        x[:, -2] = -GRID
+        x[:, -1] = GRID + 1
+        return x, (one + two / REMAINDER) * s, s
 
     def _row(self, h: torch.Tensor) -> torch.Tensor:
         grid = None if self.broken else self._grid(h)
         if grid is None:
             self.full += 1
             return self._exact(h[None])[0]
-        x, hat = grid
+        x, hat, s = grid
         y = torch.empty(2, self.out_features)
         for start, stop, packed in self._blocks:
             y[:, start:stop] = torch.ops.quantized.linear_dynamic(x, packed, True)
-        scores = y[0] + y[1] / REMAINDER
+        scores = (y[0] + y[1] / REMAINDER) * s  # s a power of two: exact
         size, off = float(h.norm()), float((h - hat).norm())
         bound = self.err * size + self.norm * (off + ROUNDING * (size + off))
         floor_of = scores - bound
