@@ -9,7 +9,13 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from assistant_core.policy.cpu_head import Int8CandidateHead, int8_gemm_available  # noqa: E402
+from assistant_core.policy.cpu_head import (  # noqa: E402
+    Int8CandidateHead,
+    grid_input,
+    grid_output,
+    int8_gemm_available,
+    prepack_rows,
+)
 
 pytestmark = pytest.mark.skipif(not int8_gemm_available(), reason="fbgemm int8 GEMM is x86-only")  # CI is x86
 
@@ -34,6 +40,26 @@ def inputs(dim=256, seed=1):
     spiky[5] = 400.0  # one huge feature (real hidden states have a few): a coarse grid for all others
     out.append(spiky)
     return out
+
+
+@pytest.mark.parametrize("rows", [2, 3])
+def test_the_grid_input_is_what_the_kernel_multiplies(rows):
+    """The input on the grid (2 rows for the head, 3 in bench/bench_weight_formats.py) goes through fbgemm's int8
+    GEMM without error: the product is the int8 weights times h^ to fp32 rounding, and h^ is within half a
+    step of h (a step is s / 64^(rows-1))."""
+    w = rows_with_near_ties(vocab=300).float()
+    scale = (w.abs().amax(1) / 127).clamp_min(1e-30)
+    q = torch.zeros(w.shape[0], w.shape[1] + 2, dtype=torch.int8)
+    q[:, :-2] = torch.round(w / scale[:, None]).to(torch.int8)
+    packed = prepack_rows(q, scale.double())
+    dequant = q[:, :-2].double() * scale.double()[:, None]
+    for h in inputs():
+        x, hat, s = grid_input(h, rows)
+        assert float((h - hat).abs().max()) <= s / 64 ** (rows - 1) / 2
+        got = grid_output(torch.ops.quantized.linear_dynamic(x, packed, True), s).double()
+        want = dequant @ hat.double()
+        assert float((got - want).abs().max()) <= 1e-6 * float(dequant.abs().sum(1).max() * hat.abs().max())
+    assert grid_input(torch.zeros(8), rows) is None and grid_input(torch.full((8,), float("nan")), rows) is None
 
 
 def test_the_argmax_is_the_exact_one_and_every_score_is_within_its_bound():

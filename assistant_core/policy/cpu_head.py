@@ -58,6 +58,47 @@ def int8_gemm_available() -> bool:
     return "fbgemm" in torch.backends.quantized.supported_engines and hasattr(torch.ops.quantized, "linear_dynamic")
 
 
+def prepack_rows(q: torch.Tensor, scale: torch.Tensor) -> object:
+    """fbgemm's packed form of int8 rows `q` (the last two columns zero: the grid's anchors) with one scale a
+    row (float64), for `torch.ops.quantized.linear_dynamic`."""
+    with warnings.catch_warnings():  # torch marks its quantized tensor type deprecated; its packing is used
+        warnings.simplefilter("ignore", UserWarning)
+        weight = torch._make_per_channel_quantized_tensor(q, scale, torch.zeros(q.shape[0], dtype=torch.long), 0)
+        return torch.ops.quantized.linear_prepack(weight, None)
+
+
+def grid_input(h: torch.Tensor, rows: int = 2) -> tuple[torch.Tensor, torch.Tensor, float] | None:
+    """The kernel's input for the vector `h` / s as `rows` rows of integers on the grid (each the remainder
+    of the ones before, REMAINDER times larger), h^ (what they represent) and s, a power of two; None where no
+    grid fits. The two anchor columns make the kernel see scale 1 and zero point GRID whatever the size of
+    `h` (it raises a scale below 6.1e-5 to that, which would put its input off the grid)."""
+    m = float(h.abs().max())
+    if not math.isfinite(m) or m < 1e-30 or m > 1e30:
+        return None
+    s = 2.0 ** math.ceil(math.log2(m / GRID))
+    if m > GRID * s:  # log2 rounded down at an exact power of two
+        s *= 2
+    x = torch.empty(rows, h.shape[-1] + 2)
+    rest, hat, unit = h / s, torch.zeros_like(h), 1.0
+    for r in range(rows):
+        level = torch.round(rest)
+        x[r, :-2] = level
+        hat += level * unit
+        rest = (rest - level) * REMAINDER
+        unit /= REMAINDER
+    x[:, -2] = -GRID
+    x[:, -1] = GRID + 1
+    return x, hat * s, s
+
+
+def grid_output(y: torch.Tensor, s: float) -> torch.Tensor:
+    """The product for h from the kernel's rows for `grid_input(h)` (powers of two: exact scalings)."""
+    out = y[-1]
+    for r in range(y.shape[0] - 2, -1, -1):
+        out = y[r] + out / REMAINDER
+    return out * s
+
+
 class Int8CandidateHead(nn.Module):
     """A tied output head: int8 scores with per-row error bounds, the candidate rows computed exactly."""
 
@@ -91,11 +132,8 @@ class Int8CandidateHead(nn.Module):
                 q[a - start:b - start, :dim] = levels.to(torch.int8)
                 scale[a - start:b - start] = s.double()
                 del w, s, levels, approx
-            with warnings.catch_warnings():  # torch marks its quantized tensor type deprecated; its packing is used
-                warnings.simplefilter("ignore", UserWarning)
-                weight = torch._make_per_channel_quantized_tensor(q, scale, torch.zeros(stop - start, dtype=torch.long), 0)
-                self._blocks.append((start, stop, torch.ops.quantized.linear_prepack(weight, None)))
-            del q, scale, weight
+            self._blocks.append((start, stop, prepack_rows(q, scale)))
+            del q, scale
             if progress is not None:
                 progress(stop / vocab)
         self.register_buffer("err", err * (1 + ROUNDING), persistent=False)
@@ -129,27 +167,8 @@ class Int8CandidateHead(nn.Module):
             out[:, start:start + block] = h @ self.rows[start:start + block].float().T
         return out
 
-    def _grid(self, h: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, float] | None:
-        """The kernel's 2-row input for `h` / s (integers on the grid), h^ (what it represents) and s, a power of
-        two; None where no grid fits. The kernel sees scale 1 whatever the size of `h` (it raises a scale
-        below 6.1e-5 to that, which would put its input off the grid)."""
-        m = float(h.abs().max())
-        if not math.isfinite(m) or m < 1e-30 or m > 1e30:
-            return None
-        s = 2.0 ** math.ceil(math.log2(m / GRID))
-        if m > GRID * s:  # log2 rounded down at an exact power of two
-            s *= 2
-        one = torch.round(h / s)
-        two = torch.round((h - one * s) * (REMAINDER / s))
-        x = torch.empty(2, self.in_features + 2)
-        x[0, :-2] = one
-        x[1, :-2] = two
-        x[:, -2] = -GRID
-        x[:, -1] = GRID + 1
-        return x, (one + two / REMAINDER) * s, s
-
     def _row(self, h: torch.Tensor) -> torch.Tensor:
-        grid = None if self.broken else self._grid(h)
+        grid = None if self.broken else grid_input(h)
         if grid is None:
             self.full += 1
             return self._exact(h[None])[0]
@@ -157,7 +176,7 @@ class Int8CandidateHead(nn.Module):
         y = torch.empty(2, self.out_features)
         for start, stop, packed in self._blocks:
             y[:, start:stop] = torch.ops.quantized.linear_dynamic(x, packed, True)
-        scores = (y[0] + y[1] / REMAINDER) * s  # s a power of two: exact
+        scores = grid_output(y, s)
         size, off = float(h.norm()), float((h - hat).norm())
         bound = self.err * size + self.norm * (off + ROUNDING * (size + off))
         floor_of = scores - bound
@@ -196,4 +215,4 @@ class Int8CandidateHead(nn.Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, int8 scores, exact candidates"
 
 
-__all__ = ["Int8CandidateHead", "int8_gemm_available"]
+__all__ = ["Int8CandidateHead", "grid_input", "grid_output", "int8_gemm_available", "prepack_rows"]

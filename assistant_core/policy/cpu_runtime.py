@@ -16,6 +16,13 @@ Weight-only int8 with fp32 activations (torch's `_weight_int8pack_mm`, per-row s
 (AMX machine, 2 threads, 2026-12-06) and dropped: 356 ms a generated token against fp16w's 121 (its kernel
 does not reach the memory bandwidth the fp16 GEMM does), unusable for a prefill (one 512-token chunk ran
 for minutes; widening to fp32 per call instead took 5-6 s a prompt), and logits 9 % of the largest off.
+8-bit decoder weights measured again on 2026-12-07 (bench/bench_weight_formats.py, 0.8B, 2 threads, no bf16
+units; bench/results/weight_formats.json): on the random real-size weights every 8-bit format misses the 5 %
+logit tolerance, llama.cpp's Q8_0 layout (a scale per 32 weights) included (6.5 %; one scale a row 9.7 %),
+so only the real checkpoint can say whether one is acceptable; fbgemm's int8 GEMM with the candidate head's
+exact input grid was no faster than the fp16 GEMM for one row (77-89 ms against 65 for the decoder's 186
+linears), while ONNX Runtime's MatMulNBits (installed with faster-whisper) took 33-34 ms at 8 bits and 20-23
+at 4. Nothing of it is used: the fp16 plan stays exact.
 Prompt lookup (exact speculative decoding: tokens copied from the prompt or the reply checked in one forward,
 rejected ones rolled back with transformers' `activate_past_recording`/`crop` for the Gated DeltaNet states)
 was built and tried on 2026-12-06 and dropped: it wrote the same tokens as plain greedy decoding on the taught
