@@ -10,8 +10,10 @@ argv: LANG ADDRESS1 ADDRESS2
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -30,6 +32,7 @@ def main() -> int:
     lang, first, second = sys.argv[1:4]
     RememberedPhones().save(wifi=[first, second])
     db = Path(tempfile.mkdtemp(prefix="pb-xvfb-forget-")) / "history.db"
+    atexit.register(shutil.rmtree, db.parent, True)  # not left in /tmp after the run
     app = QApplication(sys.argv[:1])
     args = build_parser().parse_args(["--no-speech", "--db", str(db), "--lang", lang])
     window = build_window(args)

@@ -10,7 +10,9 @@ argv: LANG
 
 from __future__ import annotations
 
+import atexit
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -40,6 +42,7 @@ def main() -> int:
     phone = SimPhone(world).start()
     httpd, url, calls = policy_server(replies)
     db = Path(tempfile.mkdtemp(prefix="pb-xvfb-phone-")) / "history.db"
+    atexit.register(shutil.rmtree, db.parent, True)  # not left in /tmp after the run
     history = HistoryStore(db)
     SettingsStore(history).save(CaregiverSettings(allowed_apps=frozenset(task.apps), language=lang))
     history.close()
