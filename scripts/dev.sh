@@ -50,7 +50,7 @@ case "$cmd" in
   # and `-n N` in ARGS overrides (the last -n wins).
   # Each worker's OpenMP team (torch, CTranslate2) gets its share of the cores, not all of them: two workers
   # with two threads each put four spinning threads on CI's two cores (the whole suite, same tree: 872 s
-  # with two threads a worker, 818 s with one). Code that asks for a thread count still gets it.
+  # with two threads a worker; 818 and 852 s with one). Code that asks for a thread count still gets it.
   test) export QT_QPA_PLATFORM=offscreen HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
         workers="${PYTEST_WORKERS:-2}"
         share=$(( $(nproc) / (workers > 0 ? workers : 1) ))
